@@ -1,0 +1,43 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// The data flow: bytes -> container parser -> codec -> Float32 frames (NotiPlayDecoder),
+// and back again for `noti-play convert` (NotiPlayEncoder). Both are pure Swift.
+// libsndfile (CSndFile) is only a reference decoder for the tests.
+let package = Package(
+    name: "noti-play",
+    products: [
+        .executable(name: "noti-play", targets: ["NotiPlayCommand"]),
+        .library(name: "NotiPlayDecoder", targets: ["NotiPlayDecoder"]),
+        .library(name: "NotiPlayEncoder", targets: ["NotiPlayEncoder"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .target(name: "NotiPlayDecoder"),
+        .target(name: "NotiPlayEncoder", dependencies: ["NotiPlayDecoder"]),
+        .systemLibrary(
+            name: "CSndFile",
+            pkgConfig: "sndfile",
+            providers: [.apt(["libsndfile1-dev"])]
+        ),
+        .executableTarget(
+            name: "NotiPlayCommand",
+            dependencies: [
+                "NotiPlayDecoder",
+                "NotiPlayEncoder",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Running processes, temporary folders and the reference decoders (libsndfile, ffmpeg).
+        .target(name: "NotiPlayTestSupport", dependencies: ["CSndFile"], path: "Tests/NotiPlayTestSupport"),
+        .testTarget(name: "NotiPlayDecoderTests", dependencies: ["NotiPlayDecoder"]),
+        .testTarget(name: "NotiPlayEncoderTests", dependencies: ["NotiPlayEncoder", "NotiPlayTestSupport"]),
+        .testTarget(name: "ReferenceTests", dependencies: ["NotiPlayDecoder", "NotiPlayTestSupport"]),
+        .testTarget(
+            name: "CommandTests",
+            dependencies: ["NotiPlayCommand", "NotiPlayDecoder", "NotiPlayTestSupport"]
+        ),
+    ]
+)

@@ -1,0 +1,51 @@
+/// The codec a stream needs, chosen once from its description. An enum rather than a protocol
+/// existential so each decode loop is specialized for its output type.
+enum PacketCodec {
+    case linearPCM(LinearPCMFormat)
+    case g711(table: [Int16])
+    case imaADPCM
+    case appleIMA4
+
+    init(_ encoding: Encoding) {
+        switch encoding {
+        case .linearPCM(let format): self = .linearPCM(format)
+        case .muLaw: self = .g711(table: G711.muLawTable)
+        case .aLaw: self = .g711(table: G711.aLawTable)
+        case .imaADPCM: self = .imaADPCM
+        case .appleIMA4: self = .appleIMA4
+        }
+    }
+
+    /// Decodes the packets in `bytes` into interleaved samples: all whole packets, and for WAV IMA
+    /// ADPCM also a short final block. Returns the frames written.
+    @inline(__always)
+    func decode<S: DecodedSample>(
+        _ bytes: UnsafeRawBufferPointer, layout: PacketLayout, channelCount: Int, into out: UnsafeMutablePointer<S>
+    ) -> Int {
+        let wholePackets = bytes.count / layout.bytesPerPacket
+        switch self {
+        case .linearPCM(let format):
+            LinearPCM.decode(format, bytes, sampleCount: wholePackets * channelCount, into: out)
+            return wholePackets
+        case .g711(let table):
+            G711.decode(table: table, bytes, sampleCount: wholePackets * channelCount, into: out)
+            return wholePackets
+        case .appleIMA4:
+            AppleIMA4.decode(bytes, packetCount: wholePackets, channelCount: channelCount, into: out)
+            return wholePackets * layout.framesPerPacket
+        case .imaADPCM:
+            var frames = 0
+            var offset = 0
+            while offset < bytes.count {
+                let blockBytes = min(layout.bytesPerPacket, bytes.count - offset)
+                let decoded = IMAADPCM.decodeBlock(
+                    bytes.baseAddress! + offset, byteCount: blockBytes, channelCount: channelCount,
+                    into: out + frames * channelCount)
+                if decoded == 0 { break }
+                frames += decoded
+                offset += blockBytes
+            }
+            return frames
+        }
+    }
+}

@@ -1,0 +1,100 @@
+/// AIFF and AIFF-C: big-endian chunks in a FORM; COMM describes, SSND holds the samples.
+///
+/// COMM may come after SSND. SSND starts with an offset (bytes to skip before the first sample)
+/// and a block size. In AIFF-C `ima4`, COMM's frame count counts 64-frame packets.
+enum AIFF {
+    static func parse(_ source: any ByteSource) throws(DecodingError) -> StreamDescription {
+        var reader = ByteReader(try source.bytes(at: 0, count: 12), context: "AIFF header")
+        _ = try reader.fourCC()  // FORM
+        _ = try reader.uint32(bigEndian: true)
+        let formType = try reader.fourCC()
+        let container: Container
+        switch formType {
+        case FourCC("AIFF"): container = .aiff
+        case FourCC("AIFC"): container = .aifc
+        default: throw .init(.unknownContainer, "IFF FORM of type \(formType) is not AIFF or AIFF-C")
+        }
+
+        var common: [UInt8]?
+        var data: (offset: Int, size: Int)?
+        var offset = 12
+        while offset <= source.byteCount - 8 {
+            var chunkReader = ByteReader(try source.bytes(at: offset, count: 8), context: "chunk header")
+            let id = try chunkReader.fourCC()
+            let size = UInt64(try chunkReader.uint32(bigEndian: true))
+            let chunk = ChunkHeader(id: id, claimedSize: size, bodyOffset: offset + 8)
+            switch id {
+            case FourCC("COMM"):
+                guard common == nil else { throw .malformed("AIFF file has more than one COMM chunk") }
+                common = try source.chunkBody(chunk, limit: 4096, name: "COMM")
+            case FourCC("SSND"):
+                guard data == nil else { throw .malformed("AIFF file has more than one SSND chunk") }
+                var header = ByteReader(try source.bytes(at: chunk.bodyOffset, count: 8), context: "SSND chunk")
+                let dataOffset = UInt64(try header.uint32(bigEndian: true))
+                _ = try header.uint32(bigEndian: true)  // block size: alignment only, 0 in practice
+                guard size >= 8 + dataOffset else {
+                    throw .malformed("SSND offset \(dataOffset) lies beyond its chunk of \(size) bytes")
+                }
+                let start = chunk.bodyOffset + 8 + Int(min(dataOffset, UInt64(source.byteCount)))
+                data = (start, Validate.clampedSize(offset: start, claimedSize: size - 8 - dataOffset, sourceSize: source.byteCount))
+            default:
+                break  // FVER, MARK, INST, NAME, ANNO, ID3 ...
+            }
+            let advance = size + 8 + (size & 1)
+            guard advance <= UInt64(source.byteCount - offset) else { break }
+            offset += Int(advance)
+        }
+        guard let common else { throw .malformed("\(container.displayName) file has no COMM chunk") }
+        return try describe(common, container: container, data: data ?? (source.byteCount, 0))
+    }
+
+    private static func describe(
+        _ common: [UInt8], container: Container, data: (offset: Int, size: Int)
+    ) throws(DecodingError) -> StreamDescription {
+        var r = ByteReader(common, context: "COMM chunk")
+        let channels = try Validate.channelCount(Int16(bitPattern: try r.uint16(bigEndian: true)))
+        let declaredFrames = Int(try r.uint32(bigEndian: true))
+        let sampleSize = Int(Int16(bitPattern: try r.uint16(bigEndian: true)))
+        guard let rawRate = Extended80.decode(try r.bytes(10)) else {
+            throw .malformed("COMM sample rate is not a finite number")
+        }
+        let rate = try Validate.sampleRate(rawRate)
+        var compression = FourCC("NONE")
+        if container == .aifc {
+            compression = try r.fourCC()
+        }
+        let encoding = try encoding(compression: compression, sampleSize: sampleSize)
+        let layout = PacketLayout.fixed(encoding, channelCount: channels)!
+        let available = layout.framesAvailable(inDataBytes: data.size, encoding: encoding, channelCount: channels)
+        // COMM's count is the true length: trailing bytes in SSND are padding. For ima4 it counts packets.
+        let declared = encoding == .appleIMA4 ? declaredFrames.multipliedReportingOverflow(by: 64).partialValue : declaredFrames
+        return StreamDescription(
+            container: container, encoding: encoding, sampleRate: rate, channelCount: channels,
+            frameCount: min(declared, available), bytesPerPacket: layout.bytesPerPacket,
+            framesPerPacket: layout.framesPerPacket, dataOffset: data.offset, dataByteCount: data.size)
+    }
+
+    static func encoding(compression: FourCC, sampleSize: Int) throws(DecodingError) -> Encoding {
+        func integer(bigEndian: Bool) throws(DecodingError) -> Encoding {
+            guard sampleSize >= 1, sampleSize <= 32 else {
+                throw .unsupported("\(sampleSize)-bit integer PCM is not supported (1 to 32 bits are)")
+            }
+            // Samples narrower than their container are left-justified: decode the whole container.
+            return .linearPCM(.init(bitsPerSample: (sampleSize + 7) / 8 * 8, isFloat: false, isBigEndian: bigEndian))
+        }
+        switch compression.description.dropFirst().dropLast() {
+        case "NONE", "twos": return try integer(bigEndian: true)
+        case "sowt": return try integer(bigEndian: false)
+        case "in24": return .linearPCM(.init(bitsPerSample: 24, isFloat: false, isBigEndian: true))
+        case "in32": return .linearPCM(.init(bitsPerSample: 32, isFloat: false, isBigEndian: true))
+        case "fl32", "FL32": return .linearPCM(.init(bitsPerSample: 32, isFloat: true, isBigEndian: true))
+        case "fl64", "FL64": return .linearPCM(.init(bitsPerSample: 64, isFloat: true, isBigEndian: true))
+        case "ulaw", "ULAW": return .muLaw
+        case "alaw", "ALAW": return .aLaw
+        case "ima4": return .appleIMA4
+        case "raw ": return .linearPCM(.init(bitsPerSample: 8, isFloat: false, isBigEndian: true, isSigned: false))
+        default:
+            throw .unsupported("AIFF-C compression type \(compression) is not supported")
+        }
+    }
+}

@@ -1,0 +1,124 @@
+/// Apple Core Audio Format: big-endian, 64-bit chunk sizes.
+///
+/// `desc` (exactly 32 bytes) describes the stream; `data` starts with a 4-byte edit count and may
+/// have size -1, meaning "to the end of the file"; `pakt` gives the valid, priming and remainder
+/// frames of packetized data such as `ima4`. `chan`, `kuki`, `free`, `info`, `strg` are skipped.
+enum CAF {
+    enum FormatFlags {
+        static let isFloat: UInt32 = 1 << 0
+        static let isLittleEndian: UInt32 = 1 << 1
+    }
+
+    /// The Packet Table Header: how many of the decoded frames are sound.
+    struct PacketTable {
+        var packetCount: Int64
+        var validFrames: Int64
+        var primingFrames: Int32
+        var remainderFrames: Int32
+    }
+
+    static func parse(_ source: any ByteSource) throws(DecodingError) -> StreamDescription {
+        var reader = ByteReader(try source.bytes(at: 0, count: 8), context: "CAF header")
+        _ = try reader.fourCC()  // caff
+        let version = try reader.uint16(bigEndian: true)
+        guard version == 1 else { throw .unsupported("CAF version \(version) is not supported (only 1 is)") }
+
+        var descBody: [UInt8]?
+        var packetTable: PacketTable?
+        var data: (offset: Int, size: Int)?
+        var offset = 8
+        while offset <= source.byteCount - 12 {
+            var chunkReader = ByteReader(try source.bytes(at: offset, count: 12), context: "chunk header")
+            let id = try chunkReader.fourCC()
+            let size = Int64(bitPattern: try chunkReader.uint64(bigEndian: true))
+            let bodyOffset = offset + 12
+            switch id {
+            case FourCC("desc"):
+                guard descBody == nil else { throw .malformed("CAF file has more than one 'desc' chunk") }
+                guard size == 32 else { throw .malformed("CAF 'desc' chunk is \(size) bytes; it must be 32") }
+                descBody = try source.chunkBody(.init(id: id, claimedSize: 32, bodyOffset: bodyOffset), limit: 32, name: "'desc'")
+            case FourCC("pakt"):
+                guard packetTable == nil else { throw .malformed("CAF file has more than one 'pakt' chunk") }
+                guard size >= 24 else { throw .malformed("CAF 'pakt' chunk is \(size) bytes; at least 24 are needed") }
+                // Only the 24-byte header: the per-packet sizes matter to variable-rate formats alone.
+                var r = ByteReader(try source.bytes(at: bodyOffset, count: 24), context: "'pakt' chunk")
+                packetTable = PacketTable(
+                    packetCount: Int64(bitPattern: try r.uint64(bigEndian: true)),
+                    validFrames: Int64(bitPattern: try r.uint64(bigEndian: true)),
+                    primingFrames: Int32(bitPattern: try r.uint32(bigEndian: true)),
+                    remainderFrames: Int32(bitPattern: try r.uint32(bigEndian: true)))
+            case FourCC("data"):
+                guard data == nil else { throw .malformed("CAF file has more than one 'data' chunk") }
+                guard size == -1 || size >= 4 else {
+                    throw .malformed("CAF 'data' chunk size \(size) is invalid")
+                }
+                let start = bodyOffset + 4  // skip the edit count
+                let claimed = size == -1 ? UInt64.max : UInt64(size - 4)
+                data = (start, Validate.clampedSize(offset: start, claimedSize: claimed, sourceSize: source.byteCount))
+                if size == -1 { break }  // to the end of the file: nothing follows
+            default:
+                break
+            }
+            if id == FourCC("data") && size == -1 { break }
+            guard size >= 0, UInt64(size) <= UInt64(source.byteCount - bodyOffset) else {
+                if id == FourCC("data") { break }  // a truncated last chunk: what is there is the data
+                throw .malformed("CAF chunk \(id) claims \(size) bytes; the file has \(source.byteCount - bodyOffset) left")
+            }
+            offset = bodyOffset + Int(size)
+        }
+        guard let descBody else { throw .malformed("CAF file has no 'desc' chunk") }
+        guard let data else { throw .malformed("CAF file has no 'data' chunk") }
+        return try describe(descBody, packetTable: packetTable, data: data)
+    }
+
+    private static func describe(
+        _ desc: [UInt8], packetTable: PacketTable?, data: (offset: Int, size: Int)
+    ) throws(DecodingError) -> StreamDescription {
+        var r = ByteReader(desc, context: "'desc' chunk")
+        let rate = try Validate.sampleRate(Double(bitPattern: try r.uint64(bigEndian: true)))
+        let formatID = try r.fourCC()
+        let flags = try r.uint32(bigEndian: true)
+        let bytesPerPacket = try r.uint32(bigEndian: true)
+        let framesPerPacket = try r.uint32(bigEndian: true)
+        let channels = try Validate.channelCount(try r.uint32(bigEndian: true))
+        let bits = Int(try r.uint32(bigEndian: true))
+
+        let encoding: Encoding
+        switch formatID {
+        case FourCC("lpcm"):
+            let isFloat = flags & FormatFlags.isFloat != 0
+            let valid = isFloat ? [32, 64].contains(bits) : [8, 16, 24, 32].contains(bits)
+            guard valid else {
+                throw .unsupported("CAF \(bits)-bit \(isFloat ? "float" : "integer") PCM is not supported")
+            }
+            encoding = .linearPCM(.init(
+                bitsPerSample: bits, isFloat: isFloat, isBigEndian: flags & FormatFlags.isLittleEndian == 0))
+        case FourCC("ulaw"): encoding = .muLaw
+        case FourCC("alaw"): encoding = .aLaw
+        case FourCC("ima4"): encoding = .appleIMA4
+        default:
+            throw .unsupported("CAF format \(formatID) is not supported (lpcm, ima4, ulaw and alaw are)")
+        }
+        let layout = PacketLayout.fixed(encoding, channelCount: channels)!
+        guard bytesPerPacket == layout.bytesPerPacket, framesPerPacket == layout.framesPerPacket else {
+            throw .malformed(
+                "CAF 'desc' says \(bytesPerPacket) bytes and \(framesPerPacket) frames per packet; \(channels) channel(s) of \(encoding.afconvertName) take \(layout.bytesPerPacket) and \(layout.framesPerPacket)")
+        }
+        let available = layout.framesAvailable(inDataBytes: data.size, encoding: encoding, channelCount: channels)
+        var frames = available
+        var priming = 0
+        // A table left at zero by a writer that never came back to fill it says nothing.
+        if let table = packetTable, table.packetCount != 0 || table.validFrames != 0 {
+            guard table.validFrames >= 0, table.primingFrames >= 0, table.remainderFrames >= 0 else {
+                throw .malformed("CAF 'pakt' has negative frame counts")
+            }
+            // Priming frames come first and are not sound; valid frames follow; the rest is padding.
+            priming = min(Int(table.primingFrames), available)
+            frames = Int(min(table.validFrames, Int64(available - priming)))
+        }
+        return StreamDescription(
+            container: .caf, encoding: encoding, sampleRate: rate, channelCount: channels,
+            frameCount: frames, bytesPerPacket: layout.bytesPerPacket, framesPerPacket: layout.framesPerPacket,
+            primingFrames: priming, dataOffset: data.offset, dataByteCount: data.size)
+    }
+}

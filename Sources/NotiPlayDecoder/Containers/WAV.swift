@@ -1,0 +1,197 @@
+/// RIFF WAVE, its big-endian twin RIFX, and RF64 with 64-bit sizes in `ds64`.
+///
+/// Chunks may come in any order (`fmt ` after `data` included); odd-sized chunks are followed by
+/// a pad byte; a `data` size of 0 or 0xFFFFFFFF means "to the end of the file" (streamed writes).
+enum WAV {
+    /// WAVE_FORMAT_* tags noti-play decodes.
+    enum FormatTag {
+        static let pcm: UInt16 = 0x0001
+        static let ieeeFloat: UInt16 = 0x0003
+        static let aLaw: UInt16 = 0x0006
+        static let muLaw: UInt16 = 0x0007
+        static let imaADPCM: UInt16 = 0x0011
+        static let extensible: UInt16 = 0xFFFE
+    }
+
+    /// The parts of `fmt ` that decoding needs.
+    struct Format {
+        var tag: UInt16
+        var channelCount: Int
+        var sampleRate: Double
+        var blockAlign: Int
+        var bitsPerSample: Int
+    }
+
+    static func parse(_ source: any ByteSource) throws(DecodingError) -> StreamDescription {
+        let head = try source.bytes(at: 0, count: 12)
+        var reader = ByteReader(head, context: "WAV header")
+        let riffID = try reader.fourCC()
+        _ = try reader.uint32(bigEndian: false)
+        guard try reader.fourCC() == FourCC("WAVE") else {
+            throw .init(.unknownContainer, "RIFF file is not WAVE (perhaps AVI or WebP)")
+        }
+        let container: Container
+        switch riffID {
+        case FourCC("RIFX"): container = .rifx
+        case FourCC("RF64"): container = .rf64
+        default: container = .wave
+        }
+        let bigEndian = container == .rifx
+
+        var format: Format?
+        var factFrames: UInt64?
+        var ds64DataSize: UInt64?
+        var data: (offset: Int, size: Int)?
+        var offset = 12
+        walk: while offset <= source.byteCount - 8 {
+            var chunkReader = ByteReader(try source.bytes(at: offset, count: 8), context: "chunk header")
+            let id = try chunkReader.fourCC()
+            let size32 = try chunkReader.uint32(bigEndian: bigEndian)
+            let chunk = ChunkHeader(id: id, claimedSize: UInt64(size32), bodyOffset: offset + 8)
+            var size = UInt64(size32)
+
+            switch id {
+            case FourCC("fmt "):
+                guard format == nil else { throw .malformed("WAV file has more than one 'fmt ' chunk") }
+                format = try parseFormat(try source.chunkBody(chunk, limit: 4096, name: "'fmt '"), bigEndian: bigEndian)
+            case FourCC("fact"):
+                var body = ByteReader(try source.chunkBody(chunk, limit: 4096, name: "'fact'"), context: "'fact' chunk")
+                factFrames = UInt64(try body.uint32(bigEndian: bigEndian))
+            case FourCC("ds64") where container == .rf64:
+                guard ds64DataSize == nil else { throw .malformed("RF64 file has more than one 'ds64' chunk") }
+                var body = ByteReader(try source.chunkBody(chunk, limit: 65536, name: "'ds64'"), context: "'ds64' chunk")
+                _ = try body.uint64(bigEndian: false)  // RIFF size
+                ds64DataSize = try body.uint64(bigEndian: false)
+                let sampleCount = try body.uint64(bigEndian: false)
+                if sampleCount != 0 { factFrames = factFrames ?? sampleCount }
+            case FourCC("data"):
+                guard data == nil else { throw .malformed("WAV file has more than one 'data' chunk") }
+                let streamed = size32 == 0 || size32 == 0xFFFF_FFFF
+                if container == .rf64 && size32 == 0xFFFF_FFFF {
+                    guard let real = ds64DataSize else {
+                        throw .malformed("RF64 'data' size is in 'ds64', but no 'ds64' chunk precedes it")
+                    }
+                    size = real
+                } else if streamed {
+                    size = UInt64.max  // to the end of the file
+                }
+                let clamped = Validate.clampedSize(
+                    offset: chunk.bodyOffset, claimedSize: size, sourceSize: source.byteCount)
+                data = (chunk.bodyOffset, clamped)
+                if size == .max { break walk }  // nothing can follow "to the end of the file"
+                size = UInt64(clamped)
+            default:
+                break  // LIST, cue, smpl, bext, JUNK, ...: not needed to play the sound
+            }
+            // Next chunk: body plus a pad byte after an odd size, without overflowing.
+            let advance = size.addingReportingOverflow(8 + (size & 1))
+            guard !advance.overflow, advance.partialValue <= UInt64(source.byteCount - offset) else { break }
+            offset += Int(advance.partialValue)
+        }
+
+        guard let format else { throw .malformed("WAV file has no 'fmt ' chunk") }
+        guard let data else { throw .malformed("WAV file has no 'data' chunk") }
+        return try describe(format, container: container, bigEndian: bigEndian, data: data, factFrames: factFrames)
+    }
+
+    static func parseFormat(_ body: [UInt8], bigEndian: Bool) throws(DecodingError) -> Format {
+        guard body.count >= 16 else {
+            throw .malformed("'fmt ' chunk is \(body.count) bytes; at least 16 are needed")
+        }
+        var r = ByteReader(body, context: "'fmt ' chunk")
+        var tag = try r.uint16(bigEndian: bigEndian)
+        let channels = try r.uint16(bigEndian: bigEndian)
+        let rate = try r.uint32(bigEndian: bigEndian)
+        _ = try r.uint32(bigEndian: bigEndian)  // average bytes per second: not needed to decode
+        let blockAlign = try r.uint16(bigEndian: bigEndian)
+        var bits = try r.uint16(bigEndian: bigEndian)
+        if tag == FormatTag.extensible {
+            guard r.remaining >= 2 else { throw .malformed("WAVE_FORMAT_EXTENSIBLE 'fmt ' chunk has no extension") }
+            let extensionSize = Int(try r.uint16(bigEndian: bigEndian))
+            guard extensionSize >= 22, extensionSize <= r.remaining else {
+                throw .malformed("WAVE_FORMAT_EXTENSIBLE extension of \(extensionSize) bytes does not fit its 'fmt ' chunk")
+            }
+            let validBits = try r.uint16(bigEndian: bigEndian)
+            _ = try r.uint32(bigEndian: bigEndian)  // channel mask
+            // The sub-format GUID's first two bytes are the real format tag.
+            tag = try r.uint16(bigEndian: bigEndian)
+            if bits == 0 { bits = validBits }
+        }
+        return Format(
+            tag: tag, channelCount: Int(channels), sampleRate: Double(rate),
+            blockAlign: Int(blockAlign), bitsPerSample: Int(bits))
+    }
+
+    static func encoding(of format: Format, bigEndian: Bool) throws(DecodingError) -> Encoding {
+        let bits = format.bitsPerSample
+        switch format.tag {
+        case FormatTag.pcm:
+            // The sample container is a whole number of bytes; 12- or 20-bit samples sit in 16 or 24.
+            let containerBits = (bits + 7) / 8 * 8
+            guard [8, 16, 24, 32].contains(containerBits) else {
+                throw .unsupported("\(bits)-bit integer PCM is not supported (8, 16, 24 and 32 are)")
+            }
+            return .linearPCM(.init(
+                bitsPerSample: containerBits, isFloat: false, isBigEndian: bigEndian, isSigned: containerBits > 8))
+        case FormatTag.ieeeFloat:
+            guard bits == 32 || bits == 64 else {
+                throw .unsupported("\(bits)-bit float PCM is not supported (32 and 64 are)")
+            }
+            return .linearPCM(.init(bitsPerSample: bits, isFloat: true, isBigEndian: bigEndian))
+        case FormatTag.muLaw: return .muLaw
+        case FormatTag.aLaw: return .aLaw
+        case FormatTag.imaADPCM:
+            guard bits == 4 || bits == 0 else {
+                throw .unsupported("\(bits)-bit IMA ADPCM is not supported (only 4-bit is)")
+            }
+            return .imaADPCM
+        default:
+            throw .unsupported("WAV format tag \(hex(format.tag))\(tagName(format.tag)) is not supported")
+        }
+    }
+
+    private static func describe(
+        _ format: Format, container: Container, bigEndian: Bool,
+        data: (offset: Int, size: Int), factFrames: UInt64?
+    ) throws(DecodingError) -> StreamDescription {
+        let channels = try Validate.channelCount(format.channelCount)
+        let rate = try Validate.sampleRate(format.sampleRate)
+        let encoding = try encoding(of: format, bigEndian: bigEndian)
+        let layout: PacketLayout
+        if encoding == .imaADPCM {
+            layout = try .imaADPCM(blockAlign: format.blockAlign, channelCount: channels)
+        } else {
+            layout = PacketLayout.fixed(encoding, channelCount: channels)!
+            guard format.blockAlign == layout.bytesPerPacket else {
+                throw .malformed(
+                    "block align \(format.blockAlign) does not match \(channels) channel(s) of \(encoding.bitsPerSample)-bit samples (\(layout.bytesPerPacket) expected)")
+            }
+        }
+        var frames = layout.framesAvailable(inDataBytes: data.size, encoding: encoding, channelCount: channels)
+        // `fact` holds the true length of compressed data; the last block's padding is not sound.
+        if encoding == .imaADPCM, let factFrames, factFrames > 0, factFrames < UInt64(frames) {
+            frames = Int(factFrames)
+        }
+        return StreamDescription(
+            container: container, encoding: encoding, sampleRate: rate, channelCount: channels,
+            frameCount: frames, bytesPerPacket: layout.bytesPerPacket, framesPerPacket: layout.framesPerPacket,
+            dataOffset: data.offset, dataByteCount: data.size)
+    }
+
+    private static func hex(_ tag: UInt16) -> String {
+        "0x" + String(tag, radix: 16, uppercase: true).leftPadded(to: 4)
+    }
+
+    private static func tagName(_ tag: UInt16) -> String {
+        switch tag {
+        case 0x0002: " (Microsoft ADPCM)"
+        case 0x0031: " (GSM 6.10)"
+        case 0x0050: " (MPEG)"
+        case 0x0055: " (MP3)"
+        case 0x0161, 0x0162: " (Windows Media Audio)"
+        case 0x00FF, 0x1610: " (AAC)"
+        case 0xF1AC: " (FLAC)"
+        default: ""
+        }
+    }
+}
