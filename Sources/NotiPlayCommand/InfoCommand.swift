@@ -1,6 +1,92 @@
 import ArgumentParser
+import NotiPlayDecoder
 
+/// `noti-play info FILE…`: what afinfo shows, for people or (`--json`) for programs.
 struct InfoCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "info", abstract: "Describe sound files (not yet written).")
-    func run() throws { throw ExitCode.failure }
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Describe sound files: container, encoding, rate, channels, frames, duration, packets.",
+        discussion: "Exits with status 1 when any file cannot be read; the others are still described."
+    )
+
+    @Argument(help: "WAV, AIFF/AIFC or CAF files.")
+    var files: [String]
+
+    @Flag(help: "Print a JSON array with one object per file.")
+    var json = false
+
+    func run() throws {
+        var failed = false
+        var objects: [String] = []
+        for (index, path) in files.enumerated() {
+            do {
+                let description = try SoundDecoder(path: path).description
+                if json {
+                    objects.append(Self.json(path: path, description))
+                } else {
+                    if index > 0 { print() }
+                    print(Self.text(path: path, description))
+                }
+            } catch {
+                failed = true
+                Output.failure(path, error.message)
+                if json { objects.append("{\"file\": \(path.jsonQuoted), \"error\": \(error.message.jsonQuoted)}") }
+            }
+        }
+        if json { print("[\n  " + objects.joined(separator: ",\n  ") + "\n]") }
+        if failed { throw ExitCode.failure }
+    }
+
+    static func text(path: String, _ d: StreamDescription) -> String {
+        var lines: [(String, String)] = [
+            ("File", path),
+            ("Container", d.container.displayName),
+            ("Encoding", "\(d.encoding.displayName) [\(d.encoding.afconvertName)]"),
+            ("Sample rate", "\(d.sampleRate.rateText) Hz"),
+            ("Channels", String(d.channelCount)),
+            ("Bits per sample", String(d.encoding.bitsPerSample)),
+            ("Frames", String(d.frameCount)),
+            ("Duration", "\(d.duration.fixed(3)) s"),
+            ("Packets", "\(d.packetCount) × \(d.bytesPerPacket) bytes, \(d.framesPerPacket) frame\(d.framesPerPacket == 1 ? "" : "s") each"),
+        ]
+        if d.primingFrames > 0 { lines.append(("Priming frames", String(d.primingFrames))) }
+        lines.append(("Audio data", "\(d.dataByteCount) bytes at offset \(d.dataOffset)"))
+        return lines.map { label, value in
+            (label + ":").padding(toLength: 17) + value
+        }.joined(separator: "\n")
+    }
+
+    static func json(path: String, _ d: StreamDescription) -> String {
+        let fields: [(String, String)] = [
+            ("file", path.jsonQuoted),
+            ("container", d.container.rawValue.jsonQuoted),
+            ("encoding", d.encoding.afconvertName.jsonQuoted),
+            ("encodingDescription", d.encoding.displayName.jsonQuoted),
+            ("sampleRate", d.sampleRate.rateText),
+            ("channels", String(d.channelCount)),
+            ("bitsPerSample", String(d.encoding.bitsPerSample)),
+            ("frames", String(d.frameCount)),
+            ("duration", d.duration.fixed(6)),
+            ("packets", String(d.packetCount)),
+            ("bytesPerPacket", String(d.bytesPerPacket)),
+            ("framesPerPacket", String(d.framesPerPacket)),
+            ("primingFrames", String(d.primingFrames)),
+            ("dataOffset", String(d.dataOffset)),
+            ("dataBytes", String(d.dataByteCount)),
+        ]
+        return "{" + fields.map { "\($0.0.jsonQuoted): \($0.1)" }.joined(separator: ", ") + "}"
+    }
+}
+
+extension String {
+    func padding(toLength width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+}
+
+extension Error {
+    /// The one-line reason, whatever layer threw.
+    var message: String {
+        (self as? DecodingError)?.message ?? String(describing: self)
+    }
 }

@@ -1,0 +1,72 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import NotiPlayDecoder
+
+/// Writing to the terminal without Foundation: the command starts in a few milliseconds.
+enum Output {
+    static func standardError(_ line: String) {
+        var text = line + "\n"
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+                if n <= 0 { break }
+                offset += n
+            }
+        }
+    }
+
+    /// The one line a failure prints: `noti-play: PATH: what is wrong`.
+    static func failure(_ path: String, _ message: String) {
+        standardError("noti-play: \(path): \(message)")
+    }
+}
+
+extension Double {
+    /// `self` with exactly `digits` decimals ("1.250"), without Foundation's String(format:).
+    func fixed(_ digits: Int) -> String {
+        guard isFinite else { return description }
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let scaled = (abs(self) * scale).rounded()
+        guard scaled < 9e15 else { return description }
+        let whole = Int(scaled)
+        var text = String(whole / Int(scale))
+        if digits > 0 {
+            text += "." + String(whole % Int(scale)).leftPadded(to: digits)
+        }
+        return (self < 0 && whole != 0 ? "-" : "") + text
+    }
+
+    /// A rate as people write it: "44100", "22254.545".
+    var rateText: String {
+        self == rounded() ? String(Int(self)) : fixed(3)
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+
+    /// The text as a JSON string literal.
+    var jsonQuoted: String {
+        var out = "\""
+        for scalar in unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                out += "\\u" + String(scalar.value, radix: 16).leftPadded(to: 4)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
