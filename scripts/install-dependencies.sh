@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian packages noti-play builds and tests with. Safe to run again: it installs
+# only what is missing. Runs apt-get as root, or through sudo.
+set -euo pipefail
+
+packages=(
+    pkg-config
+    libsndfile1-dev      # reference decoder in the tests (system library target CSndFile)
+    sndfile-programs     # sndfile-info: another reader of chunk headers, for the tests
+    ffmpeg               # writes fixtures, and is a reference decoder
+    sox libsox-fmt-all   # writes fixtures (WAV IMA ADPCM, RIFX, AIFF, CAF through libsndfile)
+    python3              # its wave and aifc modules write fixtures; synthesizes Sounds/
+)
+
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+as_root=()
+[ "$(id -u)" -eq 0 ] || as_root=(sudo)
+echo "Installing: ${missing[*]}" >&2
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
