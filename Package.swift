@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "noti-play", targets: ["NotiPlayCommand"]),
         .library(name: "NotiPlayDecoder", targets: ["NotiPlayDecoder"]),
         .library(name: "NotiPlayEncoder", targets: ["NotiPlayEncoder"]),
+        .library(name: "NotiPlayOutput", targets: ["NotiPlayOutput"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -17,6 +18,10 @@ let package = Package(
     targets: [
         .target(name: "NotiPlayDecoder"),
         .target(name: "NotiPlayEncoder", dependencies: ["NotiPlayDecoder"]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        // ALSA output: a thin typed PCM layer and the real-time renderer that mixes voices.
+        .target(name: "CALSASupport", linkerSettings: [.linkedLibrary("asound")]),
+        .target(name: "NotiPlayOutput", dependencies: ["CALSA", "CALSASupport", "NotiPlayDecoder"]),
         .systemLibrary(
             name: "CSndFile",
             pkgConfig: "sndfile",
@@ -27,6 +32,7 @@ let package = Package(
             dependencies: [
                 "NotiPlayDecoder",
                 "NotiPlayEncoder",
+                "NotiPlayOutput",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -35,6 +41,10 @@ let package = Package(
         .testTarget(name: "NotiPlayDecoderTests", dependencies: ["NotiPlayDecoder"]),
         .testTarget(name: "NotiPlayEncoderTests", dependencies: ["NotiPlayEncoder", "NotiPlayTestSupport"]),
         .testTarget(name: "ReferenceTests", dependencies: ["NotiPlayDecoder", "NotiPlayTestSupport"]),
+        .testTarget(
+            name: "PlaybackTests",
+            dependencies: ["NotiPlayCommand", "NotiPlayDecoder", "NotiPlayOutput", "NotiPlayTestSupport"]
+        ),
         .testTarget(
             name: "CommandTests",
             dependencies: ["NotiPlayCommand", "NotiPlayDecoder", "NotiPlayTestSupport"]

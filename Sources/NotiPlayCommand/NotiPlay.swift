@@ -4,7 +4,8 @@ import ArgumentParser
 struct NotiPlay: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "noti-play",
-        abstract: "Apple's notification sounds on Linux: decode, inspect and convert WAV, AIFF/AIFC and CAF.",
-        subcommands: [InfoCommand.self, ConvertCommand.self]
+        abstract: "Apple's notification sounds on Linux: play, inspect and convert WAV, AIFF/AIFC and CAF.",
+        subcommands: [PlayCommand.self, InfoCommand.self, ConvertCommand.self],
+        defaultSubcommand: PlayCommand.self
     )
 }

@@ -1,0 +1,148 @@
+import ArgumentParser
+import NotiPlayDecoder
+import NotiPlayOutput
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `noti-play FILE [--volume V] [--critical] [--device NAME]`: play one sound and exit when it
+/// has been heard to the end. The default command.
+struct PlayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract: "Play a sound through ALSA (the default command).",
+        discussion: """
+            Exits 0 when the whole sound was played, 1 when the file or the device failed, and \
+            130 or 143 when SIGINT or SIGTERM stopped it (with a fade of a few milliseconds).
+            """
+    )
+
+    @Argument(help: "A WAV, AIFF/AIFC or CAF file.")
+    var file: String?
+
+    @Option(help: "Linear amplitude from 0.0 to 1.0, as UNNotificationSound's audio volume.")
+    var volume: Float = 1.0
+
+    @Flag(help: "Play as a critical alert: exactly at --volume, fading out any other sound.")
+    var critical = false
+
+    @Option(help: "The ALSA device to play on.")
+    var device = "default"
+
+    @Flag(help: "List ALSA's playback devices and exit.")
+    var listDevices = false
+
+    @Flag(help: "Report the negotiated format, period and buffer, underruns and timings on stderr.")
+    var verbose = false
+
+    @Option(help: "Force the device sample format (FLOAT, S32 or S16) instead of the best it takes.")
+    var sampleFormat: DeviceSampleFormat?
+
+    @Option(help: "Period length in milliseconds: lower starts and stops sooner, higher survives load.")
+    var periodMs: Double = 10
+
+    @Option(help: "Periods in the device buffer.")
+    var periods: Int = 3
+
+    func validate() throws {
+        guard volume.isFinite, (0...1).contains(volume) else {
+            throw ValidationError("--volume must be a number from 0.0 to 1.0 (got \(volume))")
+        }
+        guard periodMs >= 1, periodMs <= 1000 else { throw ValidationError("--period-ms must be from 1 to 1000") }
+        guard (2...64).contains(periods) else { throw ValidationError("--periods must be from 2 to 64") }
+        if file == nil && !listDevices {
+            throw ValidationError("Name a sound file to play, or use --list-devices.")
+        }
+    }
+
+    func run() throws {
+        let launched = monotonicNanoseconds()
+        if listDevices {
+            for device in PlaybackDevices.list() { print(device.name.padding(toLength: 24) + device.description) }
+            return
+        }
+        guard let file else { return }
+        // Before any thread exists, so every thread inherits the mask and only the signal
+        // thread below receives SIGINT and SIGTERM.
+        let signals = SignalWatcher.blockTerminationSignals()
+
+        let decoder: SoundDecoder
+        do {
+            decoder = try SoundDecoder(path: file)
+        } catch {
+            Output.failure(file, error.message)
+            throw ExitCode.failure
+        }
+        let sound = decoder.description
+        let request = PCMRequest(
+            sampleRate: Int(sound.sampleRate.rounded()), channelCount: sound.channelCount,
+            formats: sampleFormat.map { [$0] } ?? DeviceSampleFormat.allCases,
+            periodMicroseconds: Int(periodMs * 1000), periodsPerBuffer: periods)
+        let engine: PlaybackEngine
+        do {
+            engine = try PlaybackEngine(device: device, request: request, voiceCapacity: 1, drainWhenIdle: true)
+        } catch {
+            Output.standardError("noti-play: \(error.description) (see --list-devices; choose one with --device)")
+            throw ExitCode.failure
+        }
+
+        let outcome = Mutex<VoiceOutcome?>(nil)
+        let done = SignalWatcher.Semaphore()
+        do {
+            try engine.play(decoder, volume: volume, critical: critical) { result in
+                outcome.withLock { $0 = result }
+                done.post()
+            }
+        } catch {
+            Output.failure(file, error.description)
+            throw ExitCode.failure
+        }
+        let watcher = SignalWatcher(signals) { engine.stopAll() }
+        done.wait()
+        engine.finish()  // returns once the tail has been heard
+        let finished = monotonicNanoseconds()
+        let interruption = watcher.stop()
+
+        if verbose {
+            report(engine, sound: sound, launched: launched, finished: finished)
+        }
+        if let failure = engine.deviceFailure {
+            Output.standardError("noti-play: \(failure.description)")
+            throw ExitCode.failure
+        }
+        switch outcome.withLock({ $0 }) {
+        case .failed(let message)?:
+            Output.failure(file, message)
+            throw ExitCode.failure
+        case .finished? where interruption == nil:
+            return
+        default:
+            throw ExitCode(128 + (interruption ?? SIGTERM))
+        }
+    }
+
+    private func report(_ engine: PlaybackEngine, sound: StreamDescription, launched: UInt64, finished: UInt64) {
+        let f = engine.format
+        let ms = { (frames: Int) in (Double(frames) * 1000 / Double(f.sampleRate)).fixed(1) }
+        var lines = [
+            "device:      \(f.device): \(f.sampleFormat.rawValue), \(f.sampleRate) Hz, \(f.channelCount) channel(s)",
+            "period:      \(f.periodFrames) frames (\(ms(f.periodFrames)) ms); buffer \(f.bufferFrames) frames (\(ms(f.bufferFrames)) ms)",
+            "scheduling:  \(engine.isRealtime ? "SCHED_FIFO" : "normal (SCHED_FIFO was refused)")",
+            "underruns:   \(engine.underruns) device, \(engine.starvedWaits) waits for the decoder",
+        ]
+        if let first = engine.firstWriteNanoseconds {
+            lines.append("start:       first period written \((Double(first - launched) / 1e6).fixed(2)) ms after start-up")
+        }
+        lines.append("played:      \(sound.duration.fixed(3)) s of sound in \((Double(finished - launched) / 1e9).fixed(3)) s")
+        for line in lines { Output.standardError("noti-play: " + line) }
+    }
+}
+
+extension DeviceSampleFormat: ExpressibleByArgument {}
+
+func monotonicNanoseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+}

@@ -1,0 +1,64 @@
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Turns SIGINT and SIGTERM into a call on an ordinary thread, where it is safe to talk to the
+/// engine (a signal handler may do almost nothing).
+final class SignalWatcher: @unchecked Sendable {
+    private var thread = pthread_t()
+    private let running = Atomic<Bool>(true)
+    private let received = Atomic<Int32>(0)
+    private let onSignal: @Sendable () -> Void
+    private var signals: sigset_t
+
+    /// Blocks SIGINT and SIGTERM in the calling thread and in every thread it creates later.
+    static func blockTerminationSignals() -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+        return set
+    }
+
+    init(_ signals: sigset_t, onSignal: @escaping @Sendable () -> Void) {
+        self.signals = signals
+        self.onSignal = onSignal
+        let unmanaged = Unmanaged.passRetained(self).toOpaque()
+        pthread_create(&thread, nil, { argument in
+            let watcher = Unmanaged<SignalWatcher>.fromOpaque(argument!).takeRetainedValue()
+            watcher.watch()
+            return nil
+        }, unmanaged)
+    }
+
+    private func watch() {
+        // Wake every 20 ms to notice stop(); a signal ends the wait at once.
+        var timeout = timespec(tv_sec: 0, tv_nsec: 20_000_000)
+        while running.load(ordering: .acquiring) {
+            let signal = sigtimedwait(&signals, nil, &timeout)
+            if signal > 0 {
+                if received.load(ordering: .relaxed) == 0 { received.store(signal, ordering: .relaxed) }
+                onSignal()
+            }
+        }
+    }
+
+    /// Ends the watch; returns the first signal received, if any.
+    func stop() -> Int32? {
+        running.store(false, ordering: .releasing)
+        pthread_join(thread, nil)
+        let signal = received.load(ordering: .relaxed)
+        return signal == 0 ? nil : signal
+    }
+
+    /// A POSIX semaphore, for waiting on a callback from another thread.
+    final class Semaphore: @unchecked Sendable {
+        private let semaphore = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+        init() { sem_init(semaphore, 0, 0) }
+        deinit { sem_destroy(semaphore); semaphore.deallocate() }
+        func post() { sem_post(semaphore) }
+        func wait() { while sem_wait(semaphore) != 0 && errno == EINTR {} }
+    }
+}

@@ -1,0 +1,37 @@
+import CALSA
+import CALSASupport
+
+/// A failed ALSA call: which device, what noti-play was doing, and ALSA's own reason.
+public struct ALSAError: Error, Sendable, CustomStringConvertible {
+    public var device: String
+    /// What was being done, in words: "cannot open", "cannot set the sample format".
+    public var operation: String
+    /// ALSA's negative error code (a negated errno).
+    public var code: Int32
+    /// `snd_strerror(code)`, or a sentence of ours where ALSA gave no code.
+    public var reason: String
+
+    init(device: String, _ operation: String, code: Int32) {
+        self.device = device
+        self.operation = operation
+        self.code = code
+        // ALSA's own diagnostic says more than errno: "Unknown PCM nosuchdevice".
+        let detail = String(cString: noti_alsa_take_diagnostic())
+        self.reason = String(cString: snd_strerror(code)) + (detail.isEmpty ? "" : " (\(detail))")
+    }
+
+    init(device: String, _ operation: String, reason: String) {
+        self.device = device
+        self.operation = operation
+        self.code = 0
+        self.reason = reason
+    }
+
+    public var description: String { "audio device '\(device)': \(operation): \(reason)" }
+}
+
+/// Runs an ALSA call that returns a negative code on failure.
+@inline(__always)
+func check(_ result: Int32, device: String, _ operation: @autoclosure () -> String) throws(ALSAError) {
+    if result < 0 { throw ALSAError(device: device, operation(), code: result) }
+}

@@ -1,0 +1,147 @@
+import CALSA
+import CALSASupport
+
+/// What noti-play asks of a playback device.
+public struct PCMRequest: Sendable {
+    public var sampleRate: Int
+    public var channelCount: Int
+    /// Formats to try, in order; the first the device takes wins.
+    public var formats: [DeviceSampleFormat]
+    /// Period length: the render thread wakes once per period.
+    public var periodMicroseconds: Int
+    /// Periods in the device buffer: more survive scheduling hiccups, fewer stop sooner.
+    public var periodsPerBuffer: Int
+
+    public init(
+        sampleRate: Int, channelCount: Int, formats: [DeviceSampleFormat] = DeviceSampleFormat.allCases,
+        periodMicroseconds: Int = 10_000, periodsPerBuffer: Int = 3
+    ) {
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.formats = formats
+        self.periodMicroseconds = periodMicroseconds
+        self.periodsPerBuffer = periodsPerBuffer
+    }
+}
+
+/// What the device agreed to.
+public struct NegotiatedFormat: Sendable, Equatable {
+    public var device: String
+    public var sampleRate: Int
+    public var channelCount: Int
+    public var sampleFormat: DeviceSampleFormat
+    public var periodFrames: Int
+    public var bufferFrames: Int
+
+    public var bytesPerFrame: Int { channelCount * sampleFormat.bytesPerSample }
+}
+
+/// An open ALSA playback PCM: a thin typed layer over `snd_pcm_*`.
+///
+/// Set up on the caller's thread; after `configure`, only the render thread writes to it.
+final class PCMDevice {
+    let name: String
+    private var handle: OpaquePointer?
+
+    /// Opens `name` for playback. The open itself does not block: a device held by another
+    /// program fails at once ("Device or resource busy") instead of hanging; writes do block.
+    init(name: String) throws(ALSAError) {
+        noti_alsa_capture_diagnostics()
+        self.name = name
+        var pcm: OpaquePointer?
+        try check(snd_pcm_open(&pcm, name, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK), device: name, "cannot open")
+        handle = pcm
+        try check(snd_pcm_nonblock(pcm, 0), device: name, "cannot switch to blocking writes")
+    }
+
+    deinit { close() }
+
+    /// The `snd_pcm_t` for the render thread, which calls ALSA directly to avoid touching this
+    /// object (and its reference count) in real time.
+    var rawHandle: OpaquePointer { handle! }
+
+    func close() {
+        if let handle { snd_pcm_close(handle) }
+        handle = nil
+    }
+
+    /// Negotiates rate, channels, sample format, period and buffer with the device.
+    func configure(_ request: PCMRequest) throws(ALSAError) -> NegotiatedFormat {
+        var hw: OpaquePointer?
+        try check(snd_pcm_hw_params_malloc(&hw), device: name, "cannot allocate parameters")
+        defer { snd_pcm_hw_params_free(hw) }
+        try check(snd_pcm_hw_params_any(handle, hw), device: name, "offers no configuration")
+        try check(snd_pcm_hw_params_set_access(handle, hw, SND_PCM_ACCESS_RW_INTERLEAVED), device: name,
+                  "does not take interleaved writes")
+
+        guard let format = request.formats.first(where: { snd_pcm_hw_params_test_format(handle, hw, $0.alsaFormat) == 0 }) else {
+            throw ALSAError(device: name, "cannot set the sample format",
+                            reason: "it takes none of \(request.formats.map(\.rawValue).joined(separator: ", "))")
+        }
+        try check(snd_pcm_hw_params_set_format(handle, hw, format.alsaFormat), device: name, "cannot set \(format.rawValue) samples")
+
+        var channels = UInt32(request.channelCount)
+        try check(snd_pcm_hw_params_set_channels_near(handle, hw, &channels), device: name,
+                  "cannot play \(request.channelCount) channel(s)")
+
+        var rate = UInt32(request.sampleRate)
+        var direction: Int32 = 0
+        try check(snd_pcm_hw_params_set_rate_near(handle, hw, &rate, &direction), device: name,
+                  "cannot play \(request.sampleRate) Hz")
+        guard Int(rate) == request.sampleRate else {
+            // The mixer does not resample: playing at another rate would change pitch and speed.
+            throw ALSAError(device: name, "cannot play \(request.sampleRate) Hz",
+                            reason: "its nearest rate is \(rate) Hz (a 'plughw:' or 'default' device converts)")
+        }
+
+        var period = snd_pcm_uframes_t(max(16, request.sampleRate * request.periodMicroseconds / 1_000_000))
+        try check(snd_pcm_hw_params_set_period_size_near(handle, hw, &period, &direction), device: name,
+                  "cannot set a period of \(period) frames")
+        var buffer = period * snd_pcm_uframes_t(max(2, request.periodsPerBuffer))
+        try check(snd_pcm_hw_params_set_buffer_size_near(handle, hw, &buffer), device: name,
+                  "cannot set a buffer of \(buffer) frames")
+        try check(snd_pcm_hw_params(handle, hw), device: name, "rejected the configuration")
+        // The device may round: read back what it chose.
+        try check(snd_pcm_hw_params_get_period_size(hw, &period, &direction), device: name, "has no period size")
+        try check(snd_pcm_hw_params_get_buffer_size(hw, &buffer), device: name, "has no buffer size")
+
+        var sw: OpaquePointer?
+        try check(snd_pcm_sw_params_malloc(&sw), device: name, "cannot allocate parameters")
+        defer { snd_pcm_sw_params_free(sw) }
+        try check(snd_pcm_sw_params_current(handle, sw), device: name, "has no software parameters")
+        // Start as soon as one period is written, not when the buffer is full: a sound starts
+        // one period after the first decode instead of a whole buffer later.
+        try check(snd_pcm_sw_params_set_start_threshold(handle, sw, period), device: name, "cannot set the start threshold")
+        try check(snd_pcm_sw_params_set_avail_min(handle, sw, period), device: name, "cannot set the wake-up size")
+        try check(snd_pcm_sw_params(handle, sw), device: name, "rejected the software parameters")
+
+        return NegotiatedFormat(
+            device: name, sampleRate: Int(rate), channelCount: Int(channels), sampleFormat: format,
+            periodFrames: Int(period), bufferFrames: Int(buffer))
+    }
+
+    /// Writes interleaved frames, blocking while the buffer is full.
+    /// Returns the frames written, or a negative ALSA error code (-EPIPE is an underrun).
+    @inline(__always)
+    func write(_ frames: UnsafeRawPointer, count: Int) -> Int {
+        snd_pcm_writei(handle, frames, snd_pcm_uframes_t(count))
+    }
+
+    /// Prepares the device again after an underrun (-EPIPE) or a suspend (-ESTRPIPE).
+    /// Returns 0, or the error when it cannot be recovered.
+    func recover(_ code: Int32) -> Int32 {
+        snd_pcm_recover(handle, code, 1)
+    }
+
+    /// Blocks until everything written has been played.
+    func drain() { snd_pcm_drain(handle) }
+
+    /// Stops at once, discarding what has not been played.
+    func drop() { snd_pcm_drop(handle) }
+
+    /// Frames written but not yet heard, or nil when the device cannot tell.
+    func delay() -> Int? {
+        var frames: snd_pcm_sframes_t = 0
+        return snd_pcm_delay(handle, &frames) == 0 ? frames : nil
+    }
+}
