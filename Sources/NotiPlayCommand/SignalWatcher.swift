@@ -9,6 +9,8 @@ final class SignalWatcher: @unchecked Sendable {
     private var thread = pthread_t()
     private let running = Atomic<Bool>(true)
     private let received = Atomic<Int32>(0)
+    /// CLOCK_MONOTONIC nanoseconds when the first signal arrived, or 0.
+    let receivedAt = Atomic<UInt64>(0)
     private let onSignal: @Sendable () -> Void
     private var signals: sigset_t
 
@@ -39,16 +41,20 @@ final class SignalWatcher: @unchecked Sendable {
         while running.load(ordering: .acquiring) {
             let signal = sigtimedwait(&signals, nil, &timeout)
             if signal > 0 {
-                if received.load(ordering: .relaxed) == 0 { received.store(signal, ordering: .relaxed) }
+                if received.load(ordering: .relaxed) == 0 {
+                    receivedAt.store(monotonicNanoseconds(), ordering: .relaxed)
+                    received.store(signal, ordering: .relaxed)
+                }
                 onSignal()
             }
         }
     }
 
-    /// Ends the watch; returns the first signal received, if any.
+    /// Ends the watch; returns the first signal received, if any. The thread is not joined:
+    /// waiting out its poll would delay the exit, and it ends with the process.
     func stop() -> Int32? {
         running.store(false, ordering: .releasing)
-        pthread_join(thread, nil)
+        pthread_detach(thread)
         let signal = received.load(ordering: .relaxed)
         return signal == 0 ? nil : signal
     }

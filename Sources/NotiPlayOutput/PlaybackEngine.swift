@@ -149,9 +149,11 @@ public final class PlaybackEngine: @unchecked Sendable {
         slot.pointee.currentGain = volume  // no ramp in: the sound's own start is its onset
         slot.pointee.isCritical = critical
 
-        // Decode the first period now, so the device starts with sound, not silence.
+        // Decode a device buffer's worth now (microseconds of work): the device starts full, and
+        // the decode worker has a whole buffer of time to take over. With only one period ready
+        // the device ran dry right after starting, and PulseAudio dropped the sound's first 4 ms.
         do {
-            _ = try fill(slot, from: decoder, atLeast: format.periodFrames)
+            _ = try fill(slot, from: decoder, atLeast: format.bufferFrames)
         } catch {
             slot.pointee.phase.store(VoicePhase.free, ordering: .releasing)
             throw .decoding(error)
@@ -234,6 +236,11 @@ public final class PlaybackEngine: @unchecked Sendable {
     /// Times every playing voice was waiting for its decoder (0 unless the machine is overloaded,
     /// or the device has no clock, as ALSA's null device).
     public var starvedWaits: Int { context.pointee.starvedWaits.load(ordering: .relaxed) }
+    /// CLOCK_MONOTONIC nanoseconds at which the last period was handed to ALSA, once rendering ended.
+    public var lastWriteNanoseconds: UInt64? {
+        let value = context.pointee.lastWriteNanoseconds.load(ordering: .relaxed)
+        return value == 0 ? nil : value
+    }
     /// The ALSA error that stopped the device, if one did.
     public var deviceFailure: ALSAError? {
         let code = context.pointee.fatalError.load(ordering: .acquiring)

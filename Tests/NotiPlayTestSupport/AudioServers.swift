@@ -31,6 +31,10 @@ public struct ALSATap {
 
 /// A private PulseAudio server with a null sink, reached through ALSA's `pulse` plugin: a real
 /// clock, and a monitor source to record what was played with `parec`.
+///
+/// The sink takes no rewinds: when a stream starts, PulseAudio would otherwise rewrite audio the
+/// sink had already rendered, and the monitor (which never rewinds) would miss a sound's first
+/// few milliseconds although the sink played them.
 public final class PulseServer: @unchecked Sendable {
     public static let shared: PulseServer? = try? PulseServer()
 
@@ -41,58 +45,52 @@ public final class PulseServer: @unchecked Sendable {
 
     /// For processes that should play through this server.
     public var environment: [String: String] {
-        ["ALSA_CONFIG_PATH": alsaConfigPath, "PULSE_SERVER": "unix:" + socket]
+        [
+            "ALSA_CONFIG_PATH": alsaConfigPath, "PULSE_SERVER": "unix:" + socket,
+            // libpulse in a client would otherwise try to autolaunch a session bus too.
+            "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent", "PULSE_RUNTIME_PATH": folder.file("client"),
+        ]
     }
-
-    private let process = Process()
 
     private init() throws {
         let script = """
             load-module module-native-protocol-unix socket=\(socket) auth-anonymous=1
-            load-module module-null-sink sink_name=\(sinkName) rate=44100 channels=2
+            load-module module-null-sink sink_name=\(sinkName) rate=44100 channels=2 norewinds=1
             set-default-sink \(sinkName)
             """
         try script.write(toFile: folder.file("default.pa"), atomically: true, encoding: .utf8)
         try "pcm.!default { type pulse }\nctl.!default { type pulse }\n"
             .write(toFile: alsaConfigPath, atomically: true, encoding: .utf8)
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        // --exit-idle-time: the server goes away by itself soon after the last test used it.
-        process.arguments = [
-            "pulseaudio", "-n", "-F", folder.file("default.pa"), "--daemonize=no", "--exit-idle-time=20",
-            "--log-level=error", "--use-pid-file=no",
-        ]
-        var env = ProcessInfo.processInfo.environment
-        env["PULSE_RUNTIME_PATH"] = folder.file("run")
-        env["PULSE_STATE_PATH"] = folder.file("state")
-        env["HOME"] = folder.path
-        process.environment = env
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        for _ in 0..<100 where !FileManager.default.fileExists(atPath: socket) {
-            usleep(50_000)
+        // Daemonized, it returns once it serves, and holds none of our pipes.
+        // --exit-idle-time: it goes away by itself soon after the last test used it.
+        let result = try TestTools.run("pulseaudio", [
+            "-n", "-F", folder.file("default.pa"), "--daemonize=yes", "--exit-idle-time=10",
+            "--log-level=info", "--log-target=file:" + folder.file("pulseaudio.log"), "--use-pid-file=no",
+        ], environment: [
+            "PULSE_RUNTIME_PATH": folder.file("run"), "PULSE_STATE_PATH": folder.file("state"), "HOME": folder.path,
+            // Without a session bus it would try to autolaunch one and stall for ~20 s.
+            "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent",
+        ])
+        guard result.status == 0, FileManager.default.fileExists(atPath: socket) else {
+            let log = (try? String(contentsOfFile: folder.file("pulseaudio.log"), encoding: .utf8)) ?? ""
+            throw ToolFailure(command: "pulseaudio", stderr: "did not start: \(result.stderr) \(log)")
         }
-        guard FileManager.default.fileExists(atPath: socket) else { throw ToolFailure(command: "pulseaudio", stderr: "did not start") }
     }
 
-    deinit { process.terminate() }
-
-    /// Records the sink's monitor as interleaved S16 stereo while `body` runs, then a little longer.
+    /// Records the sink's monitor as interleaved S16 stereo while `body` runs, then `tail` longer.
     public func record(tail: TimeInterval = 0.3, during body: () throws -> Void) throws -> [Int16] {
         let output = folder.file("capture-\(UUID().uuidString).raw")
-        let recorder = Process()
-        recorder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        recorder.arguments = [
-            "parec", "--server=unix:" + socket, "-d", sinkName + ".monitor", "--format=s16le", "--rate=44100",
+        let recorder = try ChildProcess("parec", [
+            "--server=unix:" + socket, "-d", sinkName + ".monitor", "--format=s16le", "--rate=44100",
             "--channels=2", "--latency-msec=5", "--raw", output,
-        ]
-        recorder.standardError = FileHandle.nullDevice
-        try recorder.run()
-        usleep(300_000)  // let the recording stream start
+        ], environment: environment, in: folder)
+        // The null sink renders 2 s blocks until a client asks for low latency; the block in
+        // flight when parec asks still plays out, and a stream started then waits behind it.
+        usleep(2_200_000)
         try body()
         usleep(useconds_t(tail * 1_000_000))
-        recorder.interrupt()
-        recorder.waitUntilExit()
+        recorder.signal(SIGINT)
+        recorder.wait()
         let bytes = try Data(contentsOf: URL(fileURLWithPath: output))
         return bytes.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
     }

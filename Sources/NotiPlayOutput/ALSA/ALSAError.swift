@@ -16,7 +16,9 @@ public struct ALSAError: Error, Sendable, CustomStringConvertible {
         self.operation = operation
         self.code = code
         // ALSA's own diagnostic says more than errno: "Unknown PCM nosuchdevice".
+        // Plugins end theirs with a newline; the error must stay one line.
         let detail = String(cString: noti_alsa_take_diagnostic())
+            .split(whereSeparator: \.isNewline).joined(separator: " ").trimmingCharacters(in: " ")
         self.reason = String(cString: snd_strerror(code)) + (detail.isEmpty ? "" : " (\(detail))")
     }
 
@@ -28,6 +30,15 @@ public struct ALSAError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "audio device '\(device)': \(operation): \(reason)" }
+}
+
+extension String {
+    func trimmingCharacters(in set: Character) -> String {
+        var text = Substring(self)
+        while text.first == set { text = text.dropFirst() }
+        while text.last == set { text = text.dropLast() }
+        return String(text)
+    }
 }
 
 /// Runs an ALSA call that returns a negative code on failure.

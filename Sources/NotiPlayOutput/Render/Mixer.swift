@@ -31,6 +31,8 @@ struct RenderContext: ~Copyable {
     let realtime = Atomic<Bool>(false)
     /// CLOCK_MONOTONIC nanoseconds when the first period had been handed to ALSA, or 0.
     let firstWriteNanoseconds = Atomic<UInt64>(0)
+    /// CLOCK_MONOTONIC nanoseconds when the last period had been handed to ALSA (before the drain).
+    let lastWriteNanoseconds = Atomic<UInt64>(0)
 }
 
 /// What one period held.

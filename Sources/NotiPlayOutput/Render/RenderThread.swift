@@ -53,6 +53,7 @@ enum RenderThread {
                 context.pointee.firstWriteNanoseconds.store(monotonicNanoseconds(), ordering: .relaxed)
             }
         }
+        context.pointee.lastWriteNanoseconds.store(monotonicNanoseconds(), ordering: .relaxed)
         if context.pointee.shutdown.load(ordering: .acquiring) {
             snd_pcm_drop(pcm)
         } else {

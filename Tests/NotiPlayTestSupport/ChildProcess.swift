@@ -1,0 +1,59 @@
+import Foundation
+
+/// A child started with `posix_spawn` as a shell would start it: default signal dispositions and
+/// an empty signal mask (Foundation's Process passes on the test thread's blocked signals, so
+/// SIGINT would never reach the child), output into files, and an exact `waitpid`.
+public final class ChildProcess: @unchecked Sendable {
+    public let pid: pid_t
+    private let stdoutPath: String
+    private let stderrPath: String
+    public private(set) var status: Int32?
+
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], in folder: TemporaryDirectory) throws {
+        stdoutPath = folder.file("child-\(UUID().uuidString).out")
+        stderrPath = folder.file("child-\(UUID().uuidString).err")
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGINT)
+        sigaddset(&defaults, SIGTERM)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = env.map { strdup($0) } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var child = pid_t()
+        let result = posix_spawnp(&child, executable, &actions, &attributes, argv, envp)
+        guard result == 0 else { throw ToolFailure(command: executable, stderr: String(cString: strerror(result))) }
+        pid = child
+    }
+
+    public func signal(_ number: Int32) { kill(pid, number) }
+
+    /// Waits for the child to end; returns its exit status, or 128 + the signal that killed it.
+    @discardableResult
+    public func wait() -> Int32 {
+        if let status { return status }
+        var raw: Int32 = 0
+        while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+        let termination = raw & 0x7F
+        status = termination == 0 ? (raw >> 8) & 0xFF : 128 + termination
+        return status!
+    }
+
+    public var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+    public var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import NotiPlayDecoder
+import NotiPlayTestSupport
+import Testing
+
+/// Playback against a real clock: a private PulseAudio server with a null sink, reached through
+/// ALSA's pulse plugin, its monitor recorded with parec. Serialized: they share the sink.
+@Suite(.serialized) struct PulseTests {
+    let folder = TemporaryDirectory("pulse-tests")
+
+    func tone(_ name: String, seconds: Double, amplitude: Double = 0.5) throws -> String {
+        let path = folder.file(name)
+        try TestTools.runChecked("sox", [
+            "-n", "-r", "44100", "-c", "2", "-b", "16", path, "synth", String(seconds), "sine", "440", "sine", "660",
+            "vol", String(amplitude),
+        ])
+        return path
+    }
+
+    /// Frames of the recording's left channel between its first and last non-zero sample.
+    static func soundingRange(_ stereo: [Int16]) -> Range<Int>? {
+        let left = stride(from: 0, to: stereo.count, by: 2).map { stereo[$0] }
+        guard let first = left.firstIndex(where: { $0 != 0 }), let last = left.lastIndex(where: { $0 != 0 }) else { return nil }
+        return first..<(last + 1)
+    }
+
+    @Test func playsInRealTimeWithNoUnderrunsAndTheSinkHearsTheDecodedSamples() throws {
+        let pulse = try #require(PulseServer.shared, "PulseAudio did not start")
+        let path = try tone("real-time.wav", seconds: 1.5)
+        var player: ChildProcess?
+        var wall: TimeInterval = 0
+        let recording = try pulse.record {
+            let start = Date()
+            player = try ChildProcess(TestTools.notiPlay, [path, "--verbose"], environment: pulse.environment, in: folder)
+            player?.wait()
+            wall = Date().timeIntervalSince(start)
+        }
+        let played = try #require(player)
+        #expect(played.wait() == 0, "\(played.stderr)")
+        // Its duration, plus start-up and the drain of a 20 ms buffer.
+        #expect(wall >= 1.5 && wall < 1.5 + 0.25, "took \(wall) s; \(played.stderr)")
+        #expect(played.stderr.contains("underruns:   0 device"), "\(played.stderr)")
+
+        // The sink received every frame, from the first, in order: the server's Float32 → S16
+        // conversion returns a 16-bit source exactly.
+        let decoded = try SoundDecoder(path: path).readAll()
+        let expected = decoded.map { Int(($0 * 32768).rounded()) }
+        let soundStart = try #require(expected.firstIndex { $0 != 0 })
+        let range = try #require(Self.soundingRange(recording))
+        let heardStart = range.lowerBound * 2 + soundStart % 2
+        let heard = recording[heardStart...].prefix(expected.count - soundStart).map(Int.init)
+        #expect(heard.count == expected.count - soundStart, "the recording ends early")
+        let mismatches = zip(expected[soundStart...], heard).filter { $0 != $1 }.count
+        #expect(mismatches == 0, "\(mismatches) samples differ")
+    }
+
+    @Test func sigintEndsALongSoundWithin50msWithAFadeNotAClick() throws {
+        let pulse = try #require(PulseServer.shared, "PulseAudio did not start")
+        let path = try tone("long.wav", seconds: 5)
+        var stopTime: TimeInterval = 0
+        var status: Int32 = 0
+        let recording = try pulse.record {
+            let player = try ChildProcess(TestTools.notiPlay, [path], environment: pulse.environment, in: folder)
+            usleep(1_000_000)
+            let signalled = Date()
+            player.signal(SIGINT)
+            status = player.wait()
+            stopTime = Date().timeIntervalSince(signalled)
+        }
+        #expect(status == 130)
+        #expect(stopTime < 0.050, "SIGINT to exit took \(stopTime * 1000) ms")
+
+        let range = try #require(Self.soundingRange(recording))
+        let left = stride(from: 0, to: recording.count, by: 2).map { Int(recording[$0]) }
+        #expect(range.count < 44100 * 2, "the sound went on after SIGINT: \(range.count) frames")
+        // No click: the last 5 ms fall smoothly to silence. A cut would leave a step of about
+        // 16000 (the tone's amplitude) at the end; a 440 Hz sine at this level moves at most
+        // ~1400 per frame, less as the fade shrinks it.
+        let tail = left[(range.upperBound - 221)..<range.upperBound]
+        let steps = zip(tail, tail.dropFirst()).map { abs($0 - $1) }
+        #expect(steps.max()! < 1500)
+        #expect(abs(left[range.upperBound - 1]) < 1000, "ends at \(left[range.upperBound - 1])")
+        let before = left[(range.upperBound - 1100)..<(range.upperBound - 600)].map(abs).max()!
+        let last = tail.suffix(40).map(abs).max()!
+        #expect(last < before / 4, "the level fell from \(before) to \(last)")
+    }
+}
