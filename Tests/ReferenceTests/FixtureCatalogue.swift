@@ -24,6 +24,9 @@ extension Fixture {
         ffmpeg(.wave, "LEF32", .six, ["-c:a", "pcm_f32le"], "EXTENSIBLE"),
         ffmpeg(.wave, "LEF64", .stereo, ["-c:a", "pcm_f64le"], "EXTENSIBLE"),
         ffmpeg(.wave, "ulaw", .stereo, ["-c:a", "pcm_mulaw"]),
+        // Chunks to skip: `bext` and `LIST` before `data`, `levl` (peak envelope) after it.
+        ffmpeg(.wave, "LEI16", .stereo, ["-c:a", "pcm_s16le", "-write_bext", "1", "-write_peak", "on", "-metadata", "comment=odd"],
+               "bext, levl after data"),
         ffmpeg(.wave, "alaw", .stereo, ["-c:a", "pcm_alaw"]),
         // ffmpeg's `fact` counts the padded last block, so the padding is part of the sound.
         ffmpeg(.wave, "ima-adpcm", .stereo, ["-c:a", "adpcm_ima_wav"], "block 1024", frames: .wholePackets),
@@ -85,8 +88,12 @@ extension Fixture {
         ffmpeg(.aiff, "BEI16", .six, ["-c:a", "pcm_s16be"]),
         ffmpeg(.aiff, "BEI24", .stereo, ["-c:a", "pcm_s24be"]),
         ffmpeg(.aiff, "BEI32", .stereo, ["-c:a", "pcm_s32be"]),
+        // An odd-sized NAME (a pad byte follows) before COMM, and an ID3 chunk after SSND.
+        ffmpeg(.aiff, "BEI16", .stereo, ["-c:a", "pcm_s16be", "-write_id3v2", "1", "-metadata", "title=abc"],
+               "odd NAME, ID3 after SSND"),
         sox(.aiff, "I8", .stereo, ["-e", "signed", "-b", "8"]),
         sox(.aiff, "BEI16", .stereo, ["-b", "16"]),
+        sox(.aiff, "BEI16", .mono, ["-b", "16", "--comment", "odd comment"], "COMT"),
         sox(.aiff, "BEI24", .stereo, ["-b", "24"]),
         sox(.aiff, "BEI32", .stereo, ["-b", "32"]),
         python("aiff", "I8", width: 1),
