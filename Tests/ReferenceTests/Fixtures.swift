@@ -59,12 +59,14 @@ enum Recipe: Sendable {
 }
 
 /// How many frames a fixture truly holds.
-enum FrameTruth: Sendable {
+enum FrameTruth: Sendable, Equatable {
     /// Exactly the signal's frames: the header (or `fact`) says so.
     case signal
     /// The signal padded to whole packets: the writer recorded no shorter length (ffmpeg's IMA
     /// `fact` counts its padded last block; AIFC/CAF ima4 without `pakt` count whole packets).
     case wholePackets
+    /// A count the recipe chose (trimmed to an odd length, say).
+    case exactly(Int)
 }
 
 /// The reference decoders.

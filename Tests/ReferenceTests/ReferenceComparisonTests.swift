@@ -85,6 +85,7 @@ extension Fixture {
         switch frames {
         case .signal: Signal.frameCount
         case .wholePackets: (Signal.frameCount + framesPerPacket - 1) / framesPerPacket * framesPerPacket
+        case .exactly(let count): count
         }
     }
 }
