@@ -35,6 +35,23 @@ struct AIFFTests {
         #expect(samples == full16(Self.samples.map(Int.init)))
     }
 
+    @Test("SSND offset beyond its chunk is an error")
+    func ssndOffsetBeyondChunk() {
+        // The chunk claims 12 bytes: 8 of header, so an offset of 10 points past its end.
+        let file = AIFFBuilder().comm(frames: 1).ssnd([0, 0], offset: 10, claimedSize: 12).bytes
+        expectFailure(.malformed, saying: "SSND offset 10", file)
+    }
+
+    @Test("SSND larger than the file is clamped to the frames present")
+    func ssndClamped() throws {
+        // COMM says 5 frames; the file was cut after 2.
+        let file = AIFFBuilder().comm(frames: 5).ssnd(int16Samples([1, 2], .big), claimedSize: 8 + 10).bytes
+        let (d, samples) = try decode(file)
+        #expect(d.dataByteCount == 4)
+        #expect(d.frameCount == 2)
+        #expect(samples == full16([1, 2]))
+    }
+
     @Test("COMM's frame count is the length: trailing SSND bytes are not sound")
     func commFrameCountTrims() throws {
         let file = AIFFBuilder().comm(frames: 3).ssnd(int16Samples(Self.samples, .big)).bytes
