@@ -1,6 +1,164 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import ArgumentParser
+import NotiPlayDecoder
+import NotiPlayEncoder
 
+/// `noti-play convert IN OUT [-f caff|WAVE|AIFF|AIFC] [-d FORMAT[@RATE]]`: afconvert's
+/// container and data-format names, decoding and encoding a chunk at a time.
 struct ConvertCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "convert", abstract: "Convert a sound (not yet written).")
-    func run() throws { throw ExitCode.failure }
+    static let configuration = CommandConfiguration(
+        commandName: "convert",
+        abstract: "Convert a sound to another container or encoding, as afconvert does.",
+        discussion: """
+            The container follows OUT's extension (.caf, .wav, .aif/.aiff, .aifc) unless -f names it. \
+            Without -d the source's encoding is kept where the container holds it; otherwise the same \
+            PCM in the container's byte order, or 16-bit PCM. `-d ima4` writes IMA ADPCM blocks \
+            (format 0x0011) in WAVE and Apple IMA4 packets in AIFC and CAF.
+            """
+    )
+
+    @Argument(help: "The sound to read: WAV, AIFF/AIFC or CAF.")
+    var input: String
+
+    @Argument(help: "The file to write; replaced only once the conversion succeeds.")
+    var output: String
+
+    @Option(name: [.customShort("f"), .customLong("file")], help: "Container: caff, WAVE, AIFF or AIFC.")
+    var fileFormat: String?
+
+    @Option(
+        name: [.customShort("d"), .customLong("data")],
+        help: "Data format[@rate]: LEI16 BEI16 LEI24 BEI24 LEI32 BEI32 LEF32 BEF32 LEF64 BEF64 I8 UI8 ima4 ulaw alaw.")
+    var dataFormat: String?
+
+    func run() throws {
+        do throws(ConvertFailure) {
+            try convert()
+        } catch {
+            Self.standardError("noti-play: " + (error.path.map { "\($0): " } ?? "") + error.message)
+            throw ExitCode.failure
+        }
+    }
+
+    /// One line for stderr; `path` names the file it concerns, if any.
+    struct ConvertFailure: Error {
+        var path: String?
+        var message: String
+    }
+
+    private func convert() throws(ConvertFailure) {
+        let container = try Self.container(fileFormat: fileFormat, output: output)
+        let requested = try dataFormat.map { (text) throws(ConvertFailure) in try Self.dataFormat(text) }
+
+        let decoder: SoundDecoder
+        do { decoder = try SoundDecoder(path: input) } catch { throw .init(path: input, message: error.message) }
+        let source = decoder.description
+
+        if let rate = requested?.rate, rate != source.sampleRate {
+            throw .init(path: nil, message: "resampling is not supported yet (\(input) is \(Self.rateText(source.sampleRate)) Hz; -d asks for \(Self.rateText(rate)) Hz)")
+        }
+        var encoding = requested?.encoding ?? SoundFormat.closestEncoding(to: source.encoding, in: container)
+        // afconvert's `ima4` means the container's own IMA ADPCM flavour.
+        if encoding == .appleIMA4 && container == .wave { encoding = .imaADPCM }
+        if encoding == .imaADPCM && container != .wave { encoding = .appleIMA4 }
+        let format = SoundFormat(
+            container: container, encoding: encoding, sampleRate: source.sampleRate, channelCount: source.channelCount)
+
+        let writer: SoundWriter
+        do { writer = try SoundWriter(path: output, format: format) } catch { throw .init(path: output, message: error.message) }
+        // The writer removes its temporary file if it is released unfinished.
+        let chunkFrames = 4096
+        var frames = [Float](repeating: 0, count: chunkFrames * source.channelCount)
+        while true {
+            let result = frames.withUnsafeMutableBufferPointer { buffer -> Result<Int, ConvertFailure> in
+                let count: Int
+                do throws(DecodingError) { count = try decoder.read(into: buffer) } catch { return .failure(.init(path: input, message: error.message)) }
+                do throws(EncodingError) {
+                    try writer.write(UnsafeBufferPointer(rebasing: buffer[..<(count * source.channelCount)]))
+                } catch {
+                    return .failure(.init(path: output, message: error.message))
+                }
+                return .success(count)
+            }
+            if try result.get() == 0 { break }
+        }
+        do { try writer.finish() } catch { throw .init(path: output, message: error.message) }
+    }
+
+    static func container(fileFormat: String?, output: String) throws(ConvertFailure) -> Container {
+        if let fileFormat {
+            switch fileFormat.lowercased() {
+            case "caff", "caf": return .caf
+            case "wave", "wav": return .wave
+            case "aiff", "aif": return .aiff
+            case "aifc": return .aifc
+            default: throw .init(path: nil, message: "unknown file format '\(fileFormat)' for -f; use caff, WAVE, AIFF or AIFC")
+            }
+        }
+        let name = output.split(separator: "/").last ?? ""
+        let ext = name.contains(".") ? name.split(separator: ".").last!.lowercased() : ""
+        switch ext {
+        case "caf": return .caf
+        case "wav", "wave": return .wave
+        case "aif", "aiff": return .aiff
+        case "aifc": return .aifc
+        default:
+            throw .init(path: output, message: "cannot tell the container from the extension '\(ext)'; name it with -f caff, WAVE, AIFF or AIFC")
+        }
+    }
+
+    /// afconvert's data format names, with an optional `@rate`.
+    static func dataFormat(_ text: String) throws(ConvertFailure) -> (encoding: Encoding, rate: Double?) {
+        let parts = text.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
+        let name = String(parts[0])
+        var rate: Double?
+        if parts.count == 2 {
+            guard let value = Double(parts[1]), value.isFinite, value > 0 else {
+                throw .init(path: nil, message: "'\(parts[1])' in -d \(text) is not a sample rate")
+            }
+            rate = value
+        }
+        let pcm: [String: (bits: Int, float: Bool, big: Bool)] = [
+            "LEI16": (16, false, false), "BEI16": (16, false, true), "LEI24": (24, false, false),
+            "BEI24": (24, false, true), "LEI32": (32, false, false), "BEI32": (32, false, true),
+            "LEF32": (32, true, false), "BEF32": (32, true, true), "LEF64": (64, true, false),
+            "BEF64": (64, true, true),
+        ]
+        let encoding: Encoding
+        if let p = pcm[name.uppercased()] {
+            encoding = .linearPCM(.init(bitsPerSample: p.bits, isFloat: p.float, isBigEndian: p.big))
+        } else {
+            switch name.lowercased() {
+            case "i8": encoding = .linearPCM(.init(bitsPerSample: 8, isFloat: false, isBigEndian: true, isSigned: true))
+            case "ui8": encoding = .linearPCM(.init(bitsPerSample: 8, isFloat: false, isBigEndian: false, isSigned: false))
+            case "ima4", "ima-adpcm": encoding = .appleIMA4
+            case "ulaw": encoding = .muLaw
+            case "alaw": encoding = .aLaw
+            default:
+                throw .init(path: nil, message: "unknown data format '\(name)' for -d; use LEI16, BEI16, LEI24, BEI24, LEI32, BEI32, LEF32, BEF32, LEF64, BEF64, I8, UI8, ima4, ulaw or alaw")
+            }
+        }
+        return (encoding, rate)
+    }
+
+    static func rateText(_ rate: Double) -> String {
+        rate == rate.rounded() && abs(rate) < 1e15 ? String(Int(rate)) : String(rate)
+    }
+
+    /// Without Foundation: the command starts in a few milliseconds.
+    static func standardError(_ line: String) {
+        var text = line + "\n"
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+                if n <= 0 { break }
+                offset += n
+            }
+        }
+    }
 }
