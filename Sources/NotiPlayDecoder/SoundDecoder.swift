@@ -76,7 +76,8 @@ public final class SoundDecoder {
     }
 
     /// Decodes up to `buffer.count / channelCount` frames into `buffer`, interleaved.
-    /// Returns the frames written; 0 at the end of the sound.
+    /// Returns the frames written: 0 at the end of the sound, or when `buffer` holds less than
+    /// one frame (give it at least `channelCount` samples).
     public func read(into buffer: UnsafeMutableBufferPointer<Float>) throws(DecodingError) -> Int {
         try read(generic: buffer)
     }

@@ -69,14 +69,27 @@ struct WAVContainerTests {
         #expect(samples == full16(Self.samples.map(Int.init)))
     }
 
-    @Test("data size 0 means to the end of the file", arguments: [UInt32(0), 0xFFFF_FFFF])
-    func streamedDataSize(claimed: UInt32) throws {
-        // A recorder that never came back to patch the size writes 0 or 0xFFFFFFFF.
-        let file = WAVBuilder().fmt().data(Self.payload, claimedSize: claimed).bytes
+    @Test("data size 0xFFFFFFFF, or 0 in a streamed file, means to the end of the file",
+          arguments: [(UInt32(0), UInt32(0)), (0, 0xFFFF_FFFF), (0xFFFF_FFFF, 0xFFFF_FFFF), (0xFFFF_FFFF, nil)])
+    func streamedDataSize(claimed: UInt32, riffSize: UInt32?) throws {
+        // A recorder that never came back to patch the sizes leaves them at 0 or 0xFFFFFFFF.
+        var builder = WAVBuilder()
+        if let riffSize { builder = builder.riffSize(riffSize) }
+        let file = builder.fmt().data(Self.payload, claimedSize: claimed).bytes
         let (d, samples) = try decode(file)
         #expect(d.dataByteCount == 12)
         #expect(d.frameCount == 6)
         #expect(samples == full16(Self.samples.map(Int.init)))
+    }
+
+    @Test("data size 0 in a file whose RIFF size is right is an empty data chunk")
+    func emptyDataChunk() throws {
+        // What follows is another chunk, not samples: playing it would be noise.
+        let file = WAVBuilder().fmt().data([]).chunk("LIST", Array("INFOISFT\u{8}\u{0}\u{0}\u{0}noti-pla".utf8)).bytes
+        let (d, samples) = try decode(file)
+        #expect(d.dataByteCount == 0)
+        #expect(d.frameCount == 0)
+        #expect(samples.isEmpty)
     }
 
     @Test("data size larger than the file is clamped to what is there")

@@ -4,7 +4,7 @@
 /// and a block size. In AIFF-C `ima4`, COMM's frame count counts 64-frame packets.
 enum AIFF {
     static func parse(_ source: any ByteSource) throws(DecodingError) -> StreamDescription {
-        var reader = ByteReader(try source.bytes(at: 0, count: 12), context: "AIFF header")
+        var reader = try source.header(count: 12, context: "AIFF header")
         _ = try reader.fourCC()  // FORM
         _ = try reader.uint32(bigEndian: true)
         let formType = try reader.fourCC()
@@ -17,13 +17,10 @@ enum AIFF {
 
         var common: [UInt8]?
         var data: (offset: Int, size: Int)?
-        var offset = 12
-        while offset <= source.byteCount - 8 {
-            var chunkReader = ByteReader(try source.bytes(at: offset, count: 8), context: "chunk header")
-            let id = try chunkReader.fourCC()
-            let size = UInt64(try chunkReader.uint32(bigEndian: true))
-            let chunk = ChunkHeader(id: id, claimedSize: size, bodyOffset: offset + 8)
-            switch id {
+        var walker = ChunkWalker(source, firstChunkAt: 12, sizeField: .uint32(bigEndian: true), padsOddSizes: true)
+        while let chunk = try walker.next() {
+            var size = chunk.claimedSize
+            switch chunk.id {
             case FourCC("COMM"):
                 guard common == nil else { throw .malformed("AIFF file has more than one COMM chunk") }
                 common = try source.chunkBody(chunk, limit: 4096, name: "COMM")
@@ -36,27 +33,28 @@ enum AIFF {
                     throw .malformed("SSND offset \(dataOffset) lies beyond its chunk of \(size) bytes")
                 }
                 let start = chunk.bodyOffset + 8 + Int(min(dataOffset, UInt64(source.byteCount)))
-                data = (start, Validate.clampedSize(offset: start, claimedSize: size - 8 - dataOffset, sourceSize: source.byteCount))
+                let clamped = Validate.clampedSize(offset: start, claimedSize: size - 8 - dataOffset, sourceSize: source.byteCount)
+                data = (start, clamped)
+                // An SSND cut by the end of the file still plays what it holds.
+                size = min(size, UInt64(start + clamped - chunk.bodyOffset))
             default:
                 break  // FVER, MARK, INST, NAME, ANNO, ID3 ...
             }
-            let advance = size + 8 + (size & 1)
-            guard advance <= UInt64(source.byteCount - offset) else { break }
-            offset += Int(advance)
+            walker.skip(chunk, bodySize: size)
         }
-        guard let common else { throw .malformed("\(container.displayName) file has no COMM chunk") }
-        return try describe(common, container: container, data: data ?? (source.byteCount, 0))
+        guard let common else { throw walker.missing("COMM", in: container.displayName) }
+        return try describe(common, container: container, data: data, walker: walker)
     }
 
     private static func describe(
-        _ common: [UInt8], container: Container, data: (offset: Int, size: Int)
+        _ common: [UInt8], container: Container, data: (offset: Int, size: Int)?, walker: ChunkWalker
     ) throws(DecodingError) -> StreamDescription {
         var r = ByteReader(common, context: "COMM chunk")
         let channels = try Validate.channelCount(Int16(bitPattern: try r.uint16(bigEndian: true)))
         let declaredFrames = Int(try r.uint32(bigEndian: true))
         let sampleSize = Int(Int16(bitPattern: try r.uint16(bigEndian: true)))
         guard let rawRate = Extended80.decode(try r.bytes(10)) else {
-            throw .malformed("COMM sample rate is not a finite number")
+            throw .malformed("COMM sample rate is not a usable number (NaN, infinite or out of range)")
         }
         let rate = try Validate.sampleRate(rawRate)
         var compression = FourCC("NONE")
@@ -64,6 +62,10 @@ enum AIFF {
             compression = try r.fourCC()
         }
         let encoding = try encoding(compression: compression, sampleSize: sampleSize)
+        // No SSND is a silent sound only when COMM says so.
+        guard let data = data ?? (declaredFrames == 0 ? (0, 0) : nil) else {
+            throw walker.missing("SSND", in: container.displayName)
+        }
         let layout = PacketLayout.fixed(encoding, channelCount: channels)!
         let available = layout.framesAvailable(inDataBytes: data.size, encoding: encoding, channelCount: channels)
         // COMM's count is the true length: trailing bytes in SSND are padding. For ima4 it counts packets.

@@ -18,7 +18,7 @@ enum CAF {
     }
 
     static func parse(_ source: any ByteSource) throws(DecodingError) -> StreamDescription {
-        var reader = ByteReader(try source.bytes(at: 0, count: 8), context: "CAF header")
+        var reader = try source.header(count: 8, context: "CAF header")
         _ = try reader.fourCC()  // caff
         let version = try reader.uint16(bigEndian: true)
         guard version == 1 else { throw .unsupported("CAF version \(version) is not supported (only 1 is)") }
@@ -26,22 +26,19 @@ enum CAF {
         var descBody: [UInt8]?
         var packetTable: PacketTable?
         var data: (offset: Int, size: Int)?
-        var offset = 8
-        while offset <= source.byteCount - 12 {
-            var chunkReader = ByteReader(try source.bytes(at: offset, count: 12), context: "chunk header")
-            let id = try chunkReader.fourCC()
-            let size = Int64(bitPattern: try chunkReader.uint64(bigEndian: true))
-            let bodyOffset = offset + 12
-            switch id {
+        var walker = ChunkWalker(source, firstChunkAt: 8, sizeField: .int64, padsOddSizes: false)
+        while let chunk = try walker.next() {
+            let size = chunk.claimedSize  // .max for -1, "to the end of the file"
+            switch chunk.id {
             case FourCC("desc"):
                 guard descBody == nil else { throw .malformed("CAF file has more than one 'desc' chunk") }
-                guard size == 32 else { throw .malformed("CAF 'desc' chunk is \(size) bytes; it must be 32") }
-                descBody = try source.chunkBody(.init(id: id, claimedSize: 32, bodyOffset: bodyOffset), limit: 32, name: "'desc'")
+                guard size == 32 else { throw .malformed("CAF 'desc' chunk is \(size == .max ? "-1" : String(size)) bytes; it must be 32") }
+                descBody = try source.chunkBody(chunk, limit: 32, name: "'desc'")
             case FourCC("pakt"):
                 guard packetTable == nil else { throw .malformed("CAF file has more than one 'pakt' chunk") }
                 guard size >= 24 else { throw .malformed("CAF 'pakt' chunk is \(size) bytes; at least 24 are needed") }
                 // Only the 24-byte header: the per-packet sizes matter to variable-rate formats alone.
-                var r = ByteReader(try source.bytes(at: bodyOffset, count: 24), context: "'pakt' chunk")
+                var r = ByteReader(try source.bytes(at: chunk.bodyOffset, count: 24), context: "'pakt' chunk")
                 packetTable = PacketTable(
                     packetCount: Int64(bitPattern: try r.uint64(bigEndian: true)),
                     validFrames: Int64(bitPattern: try r.uint64(bigEndian: true)),
@@ -49,25 +46,24 @@ enum CAF {
                     remainderFrames: Int32(bitPattern: try r.uint32(bigEndian: true)))
             case FourCC("data"):
                 guard data == nil else { throw .malformed("CAF file has more than one 'data' chunk") }
-                guard size == -1 || size >= 4 else {
-                    throw .malformed("CAF 'data' chunk size \(size) is invalid")
+                guard size >= 4 else { throw .malformed("CAF 'data' chunk size \(size) is invalid") }
+                let start = chunk.bodyOffset + 4  // skip the edit count
+                data = (start, Validate.clampedSize(offset: start, claimedSize: size == .max ? .max : size - 4, sourceSize: source.byteCount))
+                if size == .max || size > UInt64(source.byteCount - chunk.bodyOffset) {
+                    walker.stop()  // to the end of the file, or cut by it: what is there is the data
+                    continue
                 }
-                let start = bodyOffset + 4  // skip the edit count
-                let claimed = size == -1 ? UInt64.max : UInt64(size - 4)
-                data = (start, Validate.clampedSize(offset: start, claimedSize: claimed, sourceSize: source.byteCount))
-                if size == -1 { break }  // to the end of the file: nothing follows
             default:
-                break
+                // A damaged chunk after the audio need not cost the sound: stop walking there.
+                if size == .max || size > UInt64(source.byteCount - chunk.bodyOffset), descBody != nil, data != nil {
+                    walker.stop()
+                    continue
+                }
             }
-            if id == FourCC("data") && size == -1 { break }
-            guard size >= 0, UInt64(size) <= UInt64(source.byteCount - bodyOffset) else {
-                if id == FourCC("data") { break }  // a truncated last chunk: what is there is the data
-                throw .malformed("CAF chunk \(id) claims \(size) bytes; the file has \(source.byteCount - bodyOffset) left")
-            }
-            offset = bodyOffset + Int(size)
+            walker.skip(chunk, bodySize: size)
         }
-        guard let descBody else { throw .malformed("CAF file has no 'desc' chunk") }
-        guard let data else { throw .malformed("CAF file has no 'data' chunk") }
+        guard let descBody else { throw walker.missing("'desc'", in: "CAF") }
+        guard let data else { throw walker.missing("'data'", in: "CAF") }
         return try describe(descBody, packetTable: packetTable, data: data)
     }
 

@@ -48,6 +48,8 @@ struct PacketLayout {
     }
 
     /// WAV IMA ADPCM: a 4-byte header per channel, then 4-byte groups of 8 samples per channel.
+    /// Bytes of a block align beyond its last whole group are ignored (as FFmpeg does), and so is
+    /// the header's `wSamplesPerBlock`: the block's bytes say how many samples it holds.
     static func imaADPCM(blockAlign: Int, channelCount: Int) throws(DecodingError) -> PacketLayout {
         let headerBytes = 4 * channelCount
         guard blockAlign > headerBytes else {

@@ -23,10 +23,9 @@ enum WAV {
     }
 
     static func parse(_ source: any ByteSource) throws(DecodingError) -> StreamDescription {
-        let head = try source.bytes(at: 0, count: 12)
-        var reader = ByteReader(head, context: "WAV header")
+        var reader = try source.header(count: 12, context: "WAV header")
         let riffID = try reader.fourCC()
-        _ = try reader.uint32(bigEndian: false)
+        let riffSize = try reader.uint32(bigEndian: riffID == FourCC("RIFX"))
         guard try reader.fourCC() == FourCC("WAVE") else {
             throw .init(.unknownContainer, "RIFF file is not WAVE (perhaps AVI or WebP)")
         }
@@ -37,24 +36,22 @@ enum WAV {
         default: container = .wave
         }
         let bigEndian = container == .rifx
+        // A writer that could not seek back leaves the sizes at 0 or 0xFFFFFFFF.
+        let streamed = riffSize == 0 || riffSize == 0xFFFF_FFFF
 
         var format: Format?
         var factFrames: UInt64?
         var ds64DataSize: UInt64?
         var data: (offset: Int, size: Int)?
-        var offset = 12
-        walk: while offset <= source.byteCount - 8 {
-            var chunkReader = ByteReader(try source.bytes(at: offset, count: 8), context: "chunk header")
-            let id = try chunkReader.fourCC()
-            let size32 = try chunkReader.uint32(bigEndian: bigEndian)
-            let chunk = ChunkHeader(id: id, claimedSize: UInt64(size32), bodyOffset: offset + 8)
-            var size = UInt64(size32)
-
-            switch id {
+        var walker = ChunkWalker(source, firstChunkAt: 12, sizeField: .uint32(bigEndian: bigEndian), padsOddSizes: true)
+        while let chunk = try walker.next() {
+            var size = chunk.claimedSize
+            switch chunk.id {
             case FourCC("fmt "):
                 guard format == nil else { throw .malformed("WAV file has more than one 'fmt ' chunk") }
                 format = try parseFormat(try source.chunkBody(chunk, limit: 4096, name: "'fmt '"), bigEndian: bigEndian)
-            case FourCC("fact"):
+            case FourCC("fact") where size >= 4:
+                // Shorter `fact` chunks are ignored: only compressed data needs one.
                 var body = ByteReader(try source.chunkBody(chunk, limit: 4096, name: "'fact'"), context: "'fact' chunk")
                 factFrames = UInt64(try body.uint32(bigEndian: bigEndian))
             case FourCC("ds64") where container == .rf64:
@@ -66,31 +63,30 @@ enum WAV {
                 if sampleCount != 0 { factFrames = factFrames ?? sampleCount }
             case FourCC("data"):
                 guard data == nil else { throw .malformed("WAV file has more than one 'data' chunk") }
-                let streamed = size32 == 0 || size32 == 0xFFFF_FFFF
-                if container == .rf64 && size32 == 0xFFFF_FFFF {
+                if container == .rf64 && size == 0xFFFF_FFFF {
                     guard let real = ds64DataSize else {
                         throw .malformed("RF64 'data' size is in 'ds64', but no 'ds64' chunk precedes it")
                     }
                     size = real
-                } else if streamed {
-                    size = UInt64.max  // to the end of the file
+                } else if size == 0xFFFF_FFFF || (size == 0 && streamed) {
+                    size = .max  // to the end of the file
                 }
-                let clamped = Validate.clampedSize(
-                    offset: chunk.bodyOffset, claimedSize: size, sourceSize: source.byteCount)
+                let clamped = Validate.clampedSize(offset: chunk.bodyOffset, claimedSize: size, sourceSize: source.byteCount)
                 data = (chunk.bodyOffset, clamped)
-                if size == .max { break walk }  // nothing can follow "to the end of the file"
+                if size == .max {
+                    walker.stop()  // nothing can follow "to the end of the file"
+                    continue
+                }
+                // A data chunk cut by the end of the file still plays what it holds.
                 size = UInt64(clamped)
             default:
                 break  // LIST, cue, smpl, bext, JUNK, ...: not needed to play the sound
             }
-            // Next chunk: body plus a pad byte after an odd size, without overflowing.
-            let advance = size.addingReportingOverflow(8 + (size & 1))
-            guard !advance.overflow, advance.partialValue <= UInt64(source.byteCount - offset) else { break }
-            offset += Int(advance.partialValue)
+            walker.skip(chunk, bodySize: size)
         }
 
-        guard let format else { throw .malformed("WAV file has no 'fmt ' chunk") }
-        guard let data else { throw .malformed("WAV file has no 'data' chunk") }
+        guard let format else { throw walker.missing("'fmt '", in: "WAV") }
+        guard let data else { throw walker.missing("'data'", in: "WAV") }
         return try describe(format, container: container, bigEndian: bigEndian, data: data, factFrames: factFrames)
     }
 

@@ -23,12 +23,20 @@ struct WAVBuilder {
     }
 
     var order: ByteWriter.Order { chunks.order }
+    private var claimedRIFFSize: UInt32?
+
+    /// Writes `size` as the RIFF size instead of the true one (a streamed writer leaves 0 or 0xFFFFFFFF).
+    func riffSize(_ size: UInt32) -> Self {
+        var copy = self
+        copy.claimedRIFFSize = size
+        return copy
+    }
 
     /// The whole file. RF64 puts 0xFFFFFFFF in the RIFF size, as its `ds64` carries the real one.
     var bytes: [UInt8] {
         ByteWriter.make(order) { w in
             w.fourCC(form.rawValue)
-            w.u32(form == .rf64 ? 0xFFFF_FFFF : UInt32(4 + chunks.bytes.count))
+            w.u32(claimedRIFFSize ?? (form == .rf64 ? 0xFFFF_FFFF : UInt32(4 + chunks.bytes.count)))
             w.fourCC("WAVE")
             w.raw(chunks.bytes)
         }

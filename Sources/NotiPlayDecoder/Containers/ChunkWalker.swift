@@ -1,0 +1,84 @@
+/// Walks the chunks of a RIFF, IFF (AIFF) or CAF file: an ID, a size, a body, and in RIFF and
+/// IFF a pad byte after an odd size. It stops at the end of the file, and remembers whether the
+/// file ended inside a chunk, so that a missing chunk can be told apart from a cut file.
+struct ChunkWalker {
+    enum SizeField {
+        /// RIFF, RIFX, RF64 and IFF: 32 bits.
+        case uint32(bigEndian: Bool)
+        /// CAF: a signed big-endian 64-bit size, -1 meaning "to the end of the file".
+        case int64
+    }
+
+    private let source: any ByteSource
+    private let sizeField: SizeField
+    private let padsOddSizes: Bool
+    private var offset: Int
+    /// The file ended inside a chunk header or a chunk's body.
+    private(set) var fileIsCut = false
+
+    init(_ source: any ByteSource, firstChunkAt offset: Int, sizeField: SizeField, padsOddSizes: Bool) {
+        self.source = source
+        self.offset = offset
+        self.sizeField = sizeField
+        self.padsOddSizes = padsOddSizes
+    }
+
+    private var headerSize: Int {
+        if case .int64 = sizeField { return 12 }
+        return 8
+    }
+
+    /// The next chunk's header, or nil at the end of the file.
+    mutating func next() throws(DecodingError) -> ChunkHeader? {
+        guard offset < source.byteCount else { return nil }
+        let bytes = try source.bytes(at: offset, count: headerSize)
+        guard bytes.count == headerSize else {
+            fileIsCut = true
+            return nil
+        }
+        var reader = ByteReader(bytes, context: "chunk header")
+        let id = try reader.fourCC()
+        let size: UInt64
+        switch sizeField {
+        case .uint32(let bigEndian):
+            size = UInt64(try reader.uint32(bigEndian: bigEndian))
+        case .int64:
+            let signed = Int64(bitPattern: try reader.uint64(bigEndian: true))
+            guard signed >= -1 else { throw .malformed("CAF chunk \(id) has the negative size \(signed)") }
+            size = signed == -1 ? .max : UInt64(signed)
+        }
+        return ChunkHeader(id: id, claimedSize: size, bodyOffset: offset + headerSize)
+    }
+
+    /// Moves past a chunk whose body is `size` bytes (and its pad byte). A body that runs past
+    /// the end of the file ends the walk.
+    mutating func skip(_ chunk: ChunkHeader, bodySize size: UInt64) {
+        let pad: UInt64 = padsOddSizes ? size & 1 : 0
+        let available = UInt64(source.byteCount - chunk.bodyOffset)
+        guard size <= available else {
+            fileIsCut = true
+            offset = source.byteCount
+            return
+        }
+        offset = chunk.bodyOffset + Int(min(size + pad, available))
+    }
+
+    /// Ends the walk (a chunk runs to the end of the file).
+    mutating func stop() { offset = source.byteCount }
+
+    /// The error for a chunk the walk never met: the file was cut, or the chunk is missing.
+    func missing(_ chunk: String, in container: String) -> DecodingError {
+        fileIsCut
+            ? .truncated("file ends before its \(chunk) chunk")
+            : .malformed("\(container) file has no \(chunk) chunk")
+    }
+}
+
+extension ByteSource {
+    /// The first `count` bytes of a container's header, or a truncation error naming it.
+    func header(count: Int, context: String) throws(DecodingError) -> ByteReader {
+        let bytes = try bytes(at: 0, count: count)
+        guard bytes.count == count else { throw .truncated("file ends inside the \(context) (\(bytes.count) bytes)") }
+        return ByteReader(bytes, context: context)
+    }
+}
