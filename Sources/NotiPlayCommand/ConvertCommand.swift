@@ -39,7 +39,7 @@ struct ConvertCommand: ParsableCommand {
         do throws(ConvertFailure) {
             try convert()
         } catch {
-            Self.standardError("noti-play: " + (error.path.map { "\($0): " } ?? "") + error.message)
+            Output.standardError("noti-play: " + (error.path.map { "\($0): " } ?? "") + error.message)
             throw ExitCode.failure
         }
     }
@@ -145,20 +145,5 @@ struct ConvertCommand: ParsableCommand {
         return (encoding, rate)
     }
 
-    static func rateText(_ rate: Double) -> String {
-        rate == rate.rounded() && abs(rate) < 1e15 ? String(Int(rate)) : String(rate)
-    }
-
-    /// Without Foundation: the command starts in a few milliseconds.
-    static func standardError(_ line: String) {
-        var text = line + "\n"
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
-                if n <= 0 { break }
-                offset += n
-            }
-        }
-    }
+    static func rateText(_ rate: Double) -> String { rate.rateText }
 }

@@ -1,3 +1,5 @@
+import NotiPlayDecoder
+
 /// ITU-T G.711 µ-law and A-law compression of 16-bit samples, to the nearest code.
 ///
 /// The segment comes from the magnitude's highest bit and the mantissa from the next four bits:
@@ -6,18 +8,18 @@
 /// half as wide) can be nearer; both candidates are compared so the decode is always the
 /// nearest one. (FFmpeg's encoders pick the nearest code too, from 14-bit input.)
 enum G711Encoder {
-    /// The magnitude µ-law code `m` (segment << 4 | mantissa) decodes to, as the decoder expands it.
+    /// The magnitude µ-law code `m` (segment << 4 | mantissa) decodes to: the decoder's own table
+    /// at the positive byte for `m` (bits stored inverted).
     @inline(__always)
     static func muLawValue(_ m: Int32) -> Int32 {
-        (((m & 0x0F) << 3) + 0x84) << (m >> 4) - 0x84
+        Int32(G711.muLawTable[Int(~UInt8(m))])
     }
 
-    /// The magnitude A-law code `m` decodes to: segment 0 is linear, 1 adds the 256 offset.
+    /// The magnitude A-law code `m` decodes to: the decoder's table at the positive byte (sign
+    /// bit set, even bits inverted).
     @inline(__always)
     static func aLawValue(_ m: Int32) -> Int32 {
-        let segment = m >> 4
-        let base = (m & 0x0F) << 4
-        return segment == 0 ? base + 8 : (base + 0x108) << (segment - 1)
+        Int32(G711.aLawTable[Int((0x80 | UInt8(m)) ^ 0x55)])
     }
 
     /// Prefers the code below when its value is strictly nearer.
