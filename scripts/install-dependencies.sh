@@ -5,11 +5,15 @@ set -euo pipefail
 
 packages=(
     pkg-config
+    libasound2-dev       # ALSA: the output (system library target CALSA)
     libsndfile1-dev      # reference decoder in the tests (system library target CSndFile)
     sndfile-programs     # sndfile-info: another reader of chunk headers, for the tests
     ffmpeg               # writes fixtures, and is a reference decoder
     sox libsox-fmt-all   # writes fixtures (WAV IMA ADPCM, RIFX, AIFF, CAF through libsndfile)
     python3              # its wave and aifc modules write fixtures; synthesizes Sounds/
+    libasound2-plugins   # ALSA's pulse plugin: the playback tests' route to PulseAudio
+    pulseaudio           # a private server with a null sink gives the tests a real clock
+    pulseaudio-utils     # parec records what the null sink played
 )
 
 missing=()

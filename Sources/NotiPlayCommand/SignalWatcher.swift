@@ -36,8 +36,8 @@ final class SignalWatcher: @unchecked Sendable {
     }
 
     private func watch() {
-        // Wake every 20 ms to notice stop(); a signal ends the wait at once.
-        var timeout = timespec(tv_sec: 0, tv_nsec: 20_000_000)
+        // A signal ends the wait at once; the timeout only lets the loop see stop() now and then.
+        var timeout = timespec(tv_sec: 0, tv_nsec: 250_000_000)
         while running.load(ordering: .acquiring) {
             let signal = sigtimedwait(&signals, nil, &timeout)
             if signal > 0 {

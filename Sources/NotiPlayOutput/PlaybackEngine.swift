@@ -53,7 +53,7 @@ public final class PlaybackEngine: @unchecked Sendable {
     private let context: UnsafeMutablePointer<RenderContext>
     private let slots: UnsafeMutablePointer<VoiceSlot>
     private let slotCount: Int
-    /// Posted by the render thread after each period and by `play`: the worker refills rings.
+    /// Posted by the render thread when a ring is half empty or a voice ended, and by `play`.
     private let wake: UnsafeMutablePointer<sem_t>
     private let state = Mutex(EngineState())
     private let workerShutdown = Atomic<Bool>(false)
@@ -319,9 +319,11 @@ public final class PlaybackEngine: @unchecked Sendable {
             }
             reap(force: false)
             if context.pointee.fatalError.load(ordering: .acquiring) != 0 { reap(force: true) }
+            // The render thread posts when a ring is half empty or a voice ended; the timeout is
+            // only a safety net (rings hold about 190 ms, half of which is this wait's margin).
             var deadline = timespec()
             clock_gettime(CLOCK_REALTIME, &deadline)
-            deadline.tv_nsec += 5_000_000
+            deadline.tv_nsec += 50_000_000
             if deadline.tv_nsec >= 1_000_000_000 { deadline.tv_sec += 1; deadline.tv_nsec -= 1_000_000_000 }
             sem_timedwait(wake, &deadline)
         }

@@ -10,7 +10,11 @@ struct FrameRing: ~Copyable {
     private let storageSamples: Int
     private(set) var channelCount = 1
     /// A power of two, so a position's slot is a mask away.
-    private(set) var capacityFrames = 0
+    private(set) var capacityFrames: Int {
+        @_noAllocation get { capacity }
+        set { capacity = newValue }
+    }
+    private var capacity = 0
     private let written = Atomic<Int>(0)
     private let consumed = Atomic<Int>(0)
 

@@ -42,6 +42,8 @@ struct PeriodSummary {
     /// Frames of the period that carry sound: the whole period, or less when the voices ended
     /// inside it or their decoders are behind (then only those frames are written).
     var framesWithSound: Int
+    /// A ring fell below half full or a voice ended: the decode worker has work.
+    var decoderHasWork = false
 }
 
 enum Mixer {
@@ -59,6 +61,11 @@ enum Mixer {
             summary.activeVoices += 1
             let frames = mixVoice(slot, into: mix, context: context)
             summary.framesWithSound = max(summary.framesWithSound, frames)
+            // Waking the worker every period would cost more than the mixing: only at half full.
+            let ring = slot.pointee.ring.readableFrames * 2 < slot.pointee.ring.capacityFrames
+                && !slot.pointee.endOfStream.load(ordering: .relaxed)
+            let ended = slot.pointee.phase.load(ordering: .relaxed) == VoicePhase.finished
+            summary.decoderHasWork = summary.decoderHasWork || ring || ended
         }
         // The whole period, even past the sound: an idle engine writes it as silence.
         SampleConversion.convert(

@@ -17,7 +17,7 @@ enum RenderThread {
 
         while !context.pointee.shutdown.load(ordering: .acquiring) {
             let summary = Mixer.renderPeriod(context)
-            sem_post(wake)  // ring space was freed: let the decoder refill
+            if summary.decoderHasWork { sem_post(wake) }
             var frames = summary.framesWithSound
             if summary.activeVoices == 0 {
                 if context.pointee.drainWhenIdle.load(ordering: .acquiring) { break }
