@@ -53,6 +53,16 @@ public final class PulseServer: @unchecked Sendable {
     }
 
     private init() throws {
+        try start()
+    }
+
+    /// Starts the server again if it went away (it quits after 10 s without clients).
+    public func ensureRunning() throws {
+        let probe = try TestTools.run("pactl", ["--server=unix:" + socket, "info"], environment: environment)
+        if probe.status != 0 { try start() }
+    }
+
+    private func start() throws {
         let script = """
             load-module module-native-protocol-unix socket=\(socket) auth-anonymous=1
             load-module module-null-sink sink_name=\(sinkName) rate=44100 channels=2 norewinds=1
@@ -79,6 +89,7 @@ public final class PulseServer: @unchecked Sendable {
 
     /// Records the sink's monitor as interleaved S16 stereo while `body` runs, then `tail` longer.
     public func record(tail: TimeInterval = 0.3, during body: () throws -> Void) throws -> [Int16] {
+        try ensureRunning()
         let output = folder.file("capture-\(UUID().uuidString).raw")
         let recorder = try ChildProcess("parec", [
             "--server=unix:" + socket, "-d", sinkName + ".monitor", "--format=s16le", "--rate=44100",

@@ -59,6 +59,7 @@ import Testing
         let path = try tone("long.wav", seconds: 5)
         var stopTime: TimeInterval = 0
         var status: Int32 = 0
+        var stderr = ""
         let recording = try pulse.record {
             let player = try ChildProcess(TestTools.notiPlay, [path], environment: pulse.environment, in: folder)
             usleep(1_000_000)
@@ -66,8 +67,9 @@ import Testing
             player.signal(SIGINT)
             status = player.wait()
             stopTime = Date().timeIntervalSince(signalled)
+            stderr = player.stderr
         }
-        #expect(status == 130)
+        #expect(status == 130, "\(stderr)")
         #expect(stopTime < 0.050, "SIGINT to exit took \(stopTime * 1000) ms")
 
         let range = try #require(Self.soundingRange(recording))
