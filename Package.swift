@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "NotiPlayDecoder", targets: ["NotiPlayDecoder"]),
         .library(name: "NotiPlayEncoder", targets: ["NotiPlayEncoder"]),
         .library(name: "NotiPlayOutput", targets: ["NotiPlayOutput"]),
+        .library(name: "NotiPlay", targets: ["NotiPlay"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -27,9 +28,13 @@ let package = Package(
             pkgConfig: "sndfile",
             providers: [.apt(["libsndfile1-dev"])]
         ),
+        // The notification-sound model: sounds, lookup, sound theme, policy, and the player
+        // daemons embed. libsndfile decodes theme sounds the pure-Swift decoder does not (Vorbis).
+        .target(name: "NotiPlay", dependencies: ["NotiPlayDecoder", "NotiPlayOutput", "CSndFile"]),
         .executableTarget(
             name: "NotiPlayCommand",
             dependencies: [
+                "NotiPlay",
                 "NotiPlayDecoder",
                 "NotiPlayEncoder",
                 "NotiPlayOutput",

@@ -55,6 +55,11 @@ def write_wav(path, samples):
 SOUNDS = {
     # A rising major sixth, A5 then F#6: friendly and short.
     "default": ([(880.0, 0.0), (1479.98, 0.11)], 0.9),
+    # Critical: a fast, insistent descending pair struck three times (D6-A5), hard to miss.
+    "critical": ([(f, start + offset) for start in (0.0, 0.3, 0.6) for f, offset in ((1174.66, 0.0), (880.0, 0.12))], 1.4),
+    # Ringtone: a rising arpeggio (C6 E6 G6 C7) and a pause; it loops until answered, so it
+    # starts and ends in silence and the loop point does not click.
+    "ringtone": ([(1046.5, 0.0), (1318.51, 0.15), (1567.98, 0.3), (2093.0, 0.45)], 2.0),
 }
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
 import ArgumentParser
+import NotiPlay
 import NotiPlayDecoder
 import NotiPlayOutput
 import Synchronization
@@ -7,7 +8,9 @@ import Glibc
 #endif
 
 /// `noti-play FILE [--volume V] [--critical] [--device NAME]`: play one sound and exit when it
-/// has been heard to the end. The default command.
+/// has been heard to the end. The default command. The sound may also be named as a
+/// notification names it (`--named`, `--sound-name`, `--default`, `--ringtone`), and the user's
+/// configuration (notification volume, quiet hours, theme, default sounds) applies.
 struct PlayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "play",
@@ -18,8 +21,32 @@ struct PlayCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "A WAV, AIFF/AIFC or CAF file.")
+    @Argument(help: "A WAV, AIFF/AIFC or CAF file (a path: for trusted callers).")
     var file: String?
+
+    @Option(help: ArgumentHelp("A sound file name from a notification, looked up only in the allowed folders.", valueName: "name"))
+    var named: String?
+
+    @Option(name: .customLong("sounds-dir"), help: ArgumentHelp("An app's own sound folder, searched first (repeatable).", valueName: "dir"))
+    var soundsDirs: [String] = []
+
+    @Option(name: .customLong("app-id"), help: ArgumentHelp("The app's id: adds its folders under the XDG data folders.", valueName: "id"))
+    var appID: String?
+
+    @Option(name: .customLong("sound-name"), help: ArgumentHelp("A freedesktop sound theme name, such as message-new-instant.", valueName: "name"))
+    var soundName: String?
+
+    @Flag(name: .customLong("default"), help: "Play the default notification sound.")
+    var playDefault = false
+
+    @Flag(name: .customLong("default-critical"), help: "Play the default critical sound (implies --critical).")
+    var defaultCritical = false
+
+    @Flag(help: "Play as a ringtone: loop until SIGINT or SIGTERM, or --for. Without a sound, the default ringtone.")
+    var ringtone = false
+
+    @Option(name: .customLong("for"), help: ArgumentHelp("With --ringtone: stop after this many seconds.", valueName: "seconds"))
+    var seconds: Double?
 
     @Option(help: "Linear amplitude from 0.0 to 1.0, as UNNotificationSound's audio volume.")
     var volume: Float = 1.0
@@ -56,9 +83,13 @@ struct PlayCommand: ParsableCommand {
         }
         guard periodMs >= 1, periodMs <= 1000 else { throw ValidationError("--period-ms must be from 1 to 1000") }
         guard (2...64).contains(periods) else { throw ValidationError("--periods must be from 2 to 64") }
-        if file == nil && !listDevices {
-            throw ValidationError("Name a sound file to play, or use --list-devices.")
+        let sources = [file != nil, named != nil, soundName != nil, playDefault || defaultCritical].filter { $0 }.count
+        if sources == 0 && !listDevices && !ringtone {
+            throw ValidationError("Name a sound to play (a FILE, --named, --sound-name, --default or --ringtone), or use --list-devices.")
         }
+        if sources > 1 { throw ValidationError("Name one sound: a FILE, --named, --sound-name or --default.") }
+        if let seconds, !(seconds > 0 && seconds.isFinite) { throw ValidationError("--for must be a positive number of seconds") }
+        if seconds != nil && !ringtone { throw ValidationError("--for goes with --ringtone") }
     }
 
     func run() throws {
@@ -67,26 +98,43 @@ struct PlayCommand: ParsableCommand {
             for device in PlaybackDevices.list() { print(device.name.padding(toLength: 24) + device.description) }
             return
         }
-        guard let file else { return }
         // Before any thread exists, so every thread inherits the mask and only the signal
         // thread below receives SIGINT and SIGTERM.
         let signals = SignalWatcher.blockTerminationSignals()
 
-        let decoder: SoundDecoder
+        let request = notificationSound()
+        let (policy, warnings) = SoundPolicy.load()
+        warnings.forEach { Output.standardError("noti-play: warning: " + $0) }
+        let resolver = SoundResolver(locator: SoundLocator(appFolders: soundsDirs, appID: appID), policy: policy)
+        let resolved: ResolvedSound
         do {
-            decoder = try SoundDecoder(path: file)
+            resolved = try resolver.resolve(request)
         } catch {
-            Output.failure(file, error.message)
+            Output.standardError("noti-play: \(error.description)")
             throw ExitCode.failure
         }
-        let sound = decoder.description
-        let request = PCMRequest(
-            sampleRate: Int(sound.sampleRate.rounded()), channelCount: sound.channelCount,
+        resolved.warnings.forEach { Output.standardError("noti-play: warning: " + $0) }
+        guard case let .play(path, resolvedVolume, loops, isCritical) = resolved.action else {
+            if case let .silent(reason) = resolved.action { Output.standardError("noti-play: not playing \(request): \(reason)") }
+            return
+        }
+        // Critical sounds play at exactly --volume; others at --volume × the notification volume.
+        let volume = isCritical ? resolvedVolume : self.volume * resolvedVolume
+
+        let decoder: any FrameSource
+        do {
+            decoder = try SoundSources.open(path, loops: loops)
+        } catch {
+            Output.standardError("noti-play: \(error.description)")
+            throw ExitCode.failure
+        }
+        let pcmRequest = PCMRequest(
+            sampleRate: Int(decoder.sampleRate.rounded()), channelCount: decoder.channelCount,
             formats: sampleFormat.map { [$0] } ?? DeviceSampleFormat.allCases,
             periodMicroseconds: Int(periodMs * 1000), periodsPerBuffer: periods)
         let engine: PlaybackEngine
         do {
-            engine = try PlaybackEngine(device: device, request: request, voiceCapacity: 1, drainWhenIdle: true, rampMilliseconds: rampMs)
+            engine = try PlaybackEngine(device: device, request: pcmRequest, voiceCapacity: 1, drainWhenIdle: true, rampMilliseconds: rampMs)
         } catch {
             Output.standardError("noti-play: \(error.description) (see --list-devices; choose one with --device)")
             throw ExitCode.failure
@@ -95,22 +143,26 @@ struct PlayCommand: ParsableCommand {
         let outcome = Mutex<VoiceOutcome?>(nil)
         let done = SignalWatcher.Semaphore()
         do {
-            try engine.play(decoder, volume: volume, critical: critical) { result in
+            try engine.play(decoder, volume: volume, critical: isCritical) { result in
                 outcome.withLock { $0 = result }
                 done.post()
             }
         } catch {
-            Output.failure(file, error.description)
+            Output.failure(path, error.description)
             throw ExitCode.failure
         }
         let watcher = SignalWatcher(signals) { engine.stopAll() }
+        if let seconds {
+            // A ringtone with --for: fade it out when the time is up; that is a normal end.
+            SignalWatcher.after(seconds: seconds) { engine.stopAll() }
+        }
         done.wait()
         engine.finish()  // returns once the tail has been heard
         let finished = monotonicNanoseconds()
         let interruption = watcher.stop()
 
         if verbose {
-            report(engine, sound: sound, launched: launched, finished: finished,
+            report(engine, duration: decoder.duration, launched: launched, finished: finished,
                    signalled: watcher.receivedAt.load(ordering: .relaxed))
         }
         if let failure = engine.deviceFailure {
@@ -119,16 +171,18 @@ struct PlayCommand: ParsableCommand {
         }
         switch outcome.withLock({ $0 }) {
         case .failed(let message)?:
-            Output.failure(file, message)
+            Output.failure(path, message)
             throw ExitCode.failure
         case .finished? where interruption == nil:
             return
+        case .stopped? where interruption == nil && seconds != nil:
+            return  // the ringtone's time was up
         default:
             throw ExitCode(128 + (interruption ?? SIGTERM))
         }
     }
 
-    private func report(_ engine: PlaybackEngine, sound: StreamDescription, launched: UInt64, finished: UInt64, signalled: UInt64) {
+    private func report(_ engine: PlaybackEngine, duration: Double?, launched: UInt64, finished: UInt64, signalled: UInt64) {
         let f = engine.format
         let ms = { (frames: Int) in (Double(frames) * 1000 / Double(f.sampleRate)).fixed(1) }
         var lines = [
@@ -140,12 +194,27 @@ struct PlayCommand: ParsableCommand {
         if let first = engine.firstWriteNanoseconds {
             lines.append("start:       first period written \((Double(first - launched) / 1e6).fixed(2)) ms after start-up")
         }
-        lines.append("played:      \(sound.duration.fixed(3)) s of sound in \((Double(finished - launched) / 1e9).fixed(3)) s")
+        lines.append("played:      \(duration.map { "\($0.fixed(3)) s of sound" } ?? "a sound") in \((Double(finished - launched) / 1e9).fixed(3)) s")
         if signalled > 0, let last = engine.lastWriteNanoseconds {
             let ms = { (t: UInt64) in (Double(t &- signalled) / 1e6).fixed(1) }
             lines.append("stopped:     fade written \(ms(last)) ms after the signal; device drained at \(ms(finished)) ms")
         }
         for line in lines { Output.standardError("noti-play: " + line) }
+    }
+}
+
+extension PlayCommand {
+    /// The sound the options name, as a notification would.
+    func notificationSound() -> NotificationSound {
+        var sound: NotificationSound
+        if let file { sound = .file(file) }
+        else if let named { sound = .named(named) }
+        else if let soundName { sound = .themeSound(soundName) }
+        else { sound = .default }
+        sound.isCritical = critical || defaultCritical
+        sound.isRingtone = ringtone
+        sound.criticalVolume = volume
+        return sound
     }
 }
 

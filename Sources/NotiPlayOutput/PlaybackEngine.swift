@@ -22,7 +22,8 @@ public struct VoiceID: Hashable, Sendable, CustomStringConvertible {
 
 public enum PlaybackError: Error, Sendable, CustomStringConvertible {
     case device(ALSAError)
-    case decoding(DecodingError)
+    /// The sound's frames could not be read (a decoding error, in one line).
+    case source(String)
     /// The engine's stream runs at one rate; noti-play does not resample yet.
     case rateMismatch(sound: Double, device: Int)
     case volumeOutOfRange(Float)
@@ -31,7 +32,7 @@ public enum PlaybackError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .device(let error): error.description
-        case .decoding(let error): error.message
+        case .source(let message): message
         case .rateMismatch(let sound, let device):
             "the sound's rate \(sound) Hz differs from the stream's \(device) Hz, and noti-play does not resample yet"
         case .volumeOutOfRange(let volume): "volume \(volume) is outside 0.0 to 1.0"
@@ -55,6 +56,8 @@ public final class PlaybackEngine: @unchecked Sendable {
     private let slotCount: Int
     /// Posted by the render thread when a ring is half empty or a voice ended, and by `play`.
     private let wake: UnsafeMutablePointer<sem_t>
+    /// Posted by `play` and `close`: wakes an idle render thread.
+    private let voiceStarted: UnsafeMutablePointer<sem_t>
     private let state = Mutex(EngineState())
     private let workerShutdown = Atomic<Bool>(false)
     private let nextID = Atomic<Int>(0)
@@ -67,14 +70,14 @@ public final class PlaybackEngine: @unchecked Sendable {
         var closed = false
     }
 
-    /// A voice's non-real-time half: its decoder and who to tell when it ends.
+    /// A voice's non-real-time half: its source of frames and who to tell when it ends.
     /// Unchecked: once handed to the engine, it is only touched under `state`'s lock.
     private final class VoiceRecord: @unchecked Sendable {
         let id: VoiceID
-        var decoder: SoundDecoder?
+        var decoder: (any FrameSource)?
         var failure: String?
         let onFinish: @Sendable (VoiceOutcome) -> Void
-        init(id: VoiceID, decoder: SoundDecoder?, onFinish: @escaping @Sendable (VoiceOutcome) -> Void) {
+        init(id: VoiceID, decoder: (any FrameSource)?, onFinish: @escaping @Sendable (VoiceOutcome) -> Void) {
             self.id = id
             self.decoder = decoder
             self.onFinish = onFinish
@@ -84,7 +87,7 @@ public final class PlaybackEngine: @unchecked Sendable {
     /// Opens `device` and negotiates `request`. Nothing plays until the first `play`.
     /// - Parameters:
     ///   - drainWhenIdle: stop and drain the device once no voice plays (a command playing one
-    ///     sound); otherwise the stream keeps running with silence, ready for the next sound.
+    ///     sound); otherwise the device is drained and kept open, and the next sound starts within a period.
     ///   - rampMilliseconds: length of a full-scale gain ramp (fades, volume changes).
     public init(
         device name: String = "default", request: PCMRequest, voiceCapacity: Int = 16,
@@ -109,12 +112,16 @@ public final class PlaybackEngine: @unchecked Sendable {
         context.pointee.drainWhenIdle.store(drainWhenIdle, ordering: .relaxed)
         wake = .allocate(capacity: 1)
         sem_init(wake, 0, 0)
+        voiceStarted = .allocate(capacity: 1)
+        sem_init(voiceStarted, 0, 0)
     }
 
     deinit {
         close()
         sem_destroy(wake)
         wake.deallocate()
+        sem_destroy(voiceStarted)
+        voiceStarted.deallocate()
         context.pointee.mix.deallocate()
         context.pointee.deviceBuffer.deallocate()
         context.deinitialize(count: 1)
@@ -130,16 +137,16 @@ public final class PlaybackEngine: @unchecked Sendable {
     /// `onFinish` is called once, on the engine's worker thread, when the voice ends.
     @discardableResult
     public func play(
-        _ decoder: SoundDecoder, volume: Float = 1, critical: Bool = false,
+        _ decoder: any FrameSource, volume: Float = 1, critical: Bool = false,
         onFinish: @escaping @Sendable (VoiceOutcome) -> Void = { _ in }
     ) throws(PlaybackError) -> VoiceID {
         guard volume >= 0 && volume <= 1 else { throw .volumeOutOfRange(volume) }
-        guard decoder.description.sampleRate == Double(format.sampleRate) else {
-            throw .rateMismatch(sound: decoder.description.sampleRate, device: format.sampleRate)
+        guard abs(decoder.sampleRate - Double(format.sampleRate)) < 0.5 else {
+            throw .rateMismatch(sound: decoder.sampleRate, device: format.sampleRate)
         }
         guard let index = claimSlot() else { throw .tooManyVoices(slotCount) }
         let slot = slots + index
-        slot.pointee.ring.reset(channelCount: decoder.description.channelCount)
+        slot.pointee.ring.reset(channelCount: decoder.channelCount)
         slot.pointee.stopRequested.store(false, ordering: .relaxed)
         slot.pointee.paused.store(false, ordering: .relaxed)
         slot.pointee.endOfStream.store(false, ordering: .relaxed)
@@ -156,11 +163,13 @@ public final class PlaybackEngine: @unchecked Sendable {
             _ = try fill(slot, from: decoder, atLeast: format.bufferFrames)
         } catch {
             slot.pointee.phase.store(VoicePhase.free, ordering: .releasing)
-            throw .decoding(error)
+            throw .source(error.message)
         }
 
-        let record = VoiceRecord(id: VoiceID(rawValue: nextID.add(1, ordering: .relaxed).newValue), decoder: decoder.framesRemaining > 0 ? decoder : nil, onFinish: onFinish)
-        if decoder.framesRemaining == 0 { slot.pointee.endOfStream.store(true, ordering: .releasing) }
+        let ended = slot.pointee.endOfStream.load(ordering: .relaxed)
+        let record = VoiceRecord(
+            id: VoiceID(rawValue: nextID.add(1, ordering: .relaxed).newValue), decoder: ended ? nil : decoder,
+            onFinish: onFinish)
         state.withLock { state in
             state.voices[index] = record
             if critical {
@@ -172,6 +181,7 @@ public final class PlaybackEngine: @unchecked Sendable {
             startThreads(&state)
         }
         sem_post(wake)
+        sem_post(voiceStarted)
         return record.id
     }
 
@@ -202,6 +212,7 @@ public final class PlaybackEngine: @unchecked Sendable {
     /// closes the device. The engine plays nothing after this.
     public func finish() {
         context.pointee.drainWhenIdle.store(true, ordering: .releasing)
+        sem_post(voiceStarted)  // an idle render thread re-checks and ends
         let render = state.withLock { $0.renderThread }
         render?.join()
         close()
@@ -216,6 +227,7 @@ public final class PlaybackEngine: @unchecked Sendable {
             return (state.renderThread, state.workerThread)
         }
         context.pointee.shutdown.store(true, ordering: .releasing)
+        sem_post(voiceStarted)  // an idle render thread is waiting for a sound
         render?.join()
         workerShutdown.store(true, ordering: .releasing)
         sem_post(wake)
@@ -266,7 +278,7 @@ public final class PlaybackEngine: @unchecked Sendable {
 
     /// Decodes into the voice's ring until it is full, the sound ends, or `atLeast` frames
     /// were added. Returns the frames added.
-    private func fill(_ slot: UnsafeMutablePointer<VoiceSlot>, from decoder: SoundDecoder, atLeast: Int = .max) throws(DecodingError) -> Int {
+    private func fill(_ slot: UnsafeMutablePointer<VoiceSlot>, from decoder: any FrameSource, atLeast: Int = .max) throws -> Int {
         var added = 0
         while added < atLeast {
             let region = slot.pointee.ring.writableRegion()
@@ -290,8 +302,11 @@ public final class PlaybackEngine: @unchecked Sendable {
             let pcm = device.rawHandle
             nonisolated(unsafe) let unsafeContext = context
             nonisolated(unsafe) let unsafeWake = wake
+            nonisolated(unsafe) let unsafeStarted = voiceStarted
             nonisolated(unsafe) let unsafePCM = pcm
-            state.renderThread = JoinableThread { RenderThread.run(unsafeContext, pcm: unsafePCM, wake: unsafeWake) }
+            state.renderThread = JoinableThread {
+                RenderThread.run(unsafeContext, pcm: unsafePCM, wake: unsafeWake, voiceStarted: unsafeStarted)
+            }
         }
         if state.workerThread == nil {
             state.workerThread = JoinableThread { [unowned self] in self.decodeLoop() }

@@ -114,7 +114,7 @@ import Testing
         let tap = try ALSATap(in: folder, name: "garbage")
         let result = try play(path, [], tap: tap)
         #expect(result.status == 1)
-        #expect(result.stderr == "noti-play: \(path): not a WAV, AIFF or CAF file\n")
+        #expect(result.stderr == "noti-play: \(path): not a WAV, AIFF or CAF file, nor a format libsndfile reads\n")
         #expect(!FileManager.default.fileExists(atPath: tap.capturePath))
     }
 

@@ -19,7 +19,7 @@ struct RenderContext: ~Copyable {
     /// Stop rendering at once (the engine is closing).
     let shutdown = Atomic<Bool>(false)
     /// Drain and stop once no voice is playing (the command plays one sound and exits);
-    /// otherwise idle periods are written as silence so the next sound starts at once.
+    /// otherwise the render thread drains, sleeps until a sound starts, and prepares the device again.
     let drainWhenIdle = Atomic<Bool>(false)
     /// Times the render thread found every voice waiting for its decoder and paused.
     let starvedWaits = Atomic<Int>(0)
@@ -67,7 +67,7 @@ enum Mixer {
             let ended = slot.pointee.phase.load(ordering: .relaxed) == VoicePhase.finished
             summary.decoderHasWork = summary.decoderHasWork || ring || ended
         }
-        // The whole period, even past the sound: an idle engine writes it as silence.
+        // The whole period: frames past the sound's end stay silent for a period written whole.
         SampleConversion.convert(
             mix, count: period * channels, to: context.pointee.sampleFormat, into: context.pointee.deviceBuffer)
         return summary

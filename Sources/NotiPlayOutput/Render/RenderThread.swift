@@ -9,7 +9,10 @@ import Glibc
 /// allocation, no locks, no logging. `snd_pcm_writei` blocks until the device has room,
 /// which is what paces the loop.
 enum RenderThread {
-    static func run(_ context: UnsafeMutablePointer<RenderContext>, pcm: OpaquePointer, wake: UnsafeMutablePointer<sem_t>) {
+    static func run(
+        _ context: UnsafeMutablePointer<RenderContext>, pcm: OpaquePointer, wake: UnsafeMutablePointer<sem_t>,
+        voiceStarted: UnsafeMutablePointer<sem_t>
+    ) {
         context.pointee.realtime.store(requestRealtimeScheduling(), ordering: .relaxed)
         let period = context.pointee.periodFrames
         let bytesPerFrame = context.pointee.deviceChannels * context.pointee.sampleFormat.bytesPerSample
@@ -21,7 +24,14 @@ enum RenderThread {
             var frames = summary.framesWithSound
             if summary.activeVoices == 0 {
                 if context.pointee.drainWhenIdle.load(ordering: .acquiring) { break }
-                frames = period  // idle: silence keeps the device running and ready
+                // Idle: let the tail play, then sleep until a sound starts. The PCM stays open
+                // and is prepared again on wake-up, so the next sound starts within a period
+                // (writing silence instead would spin on devices without a clock).
+                snd_pcm_drain(pcm)
+                while sem_wait(voiceStarted) != 0 && errno == EINTR {}
+                while sem_trywait(voiceStarted) == 0 {}  // several sounds may have started
+                snd_pcm_prepare(pcm)
+                continue
             } else if frames == 0 {
                 // Every voice is waiting for its decoder. The device still holds up to a buffer
                 // of sound, so give the decoder a moment rather than spin or write silence.
@@ -76,10 +86,10 @@ enum RenderThread {
 }
 
 /// A POSIX thread running a closure; joined explicitly.
-final class JoinableThread {
+package final class JoinableThread {
     private var thread = pthread_t()
 
-    init(_ body: @escaping @Sendable () -> Void) {
+    package init(_ body: @escaping @Sendable () -> Void) {
         final class Box { let body: @Sendable () -> Void; init(_ body: @escaping @Sendable () -> Void) { self.body = body } }
         let box = Unmanaged.passRetained(Box(body)).toOpaque()
         let result = pthread_create(&thread, nil, { argument in
@@ -90,5 +100,5 @@ final class JoinableThread {
         precondition(result == 0, "pthread_create failed: \(result)")
     }
 
-    func join() { pthread_join(thread, nil) }
+    package func join() { pthread_join(thread, nil) }
 }

@@ -1,0 +1,51 @@
+/// Checks a sound name from a notification before it comes near a file system path.
+///
+/// A name is a file name, never a path: no `/`, no `..` or `.`, no NUL or control characters,
+/// not empty, at most 255 bytes (the longest file name Linux allows).
+public enum SoundName {
+    public static func validate(_ name: String) throws(NotificationSoundError) {
+        let bytes = Array(name.utf8)
+        let problem: String?
+        if bytes.isEmpty { problem = "it is empty" }
+        else if bytes.count > 255 { problem = "it is longer than 255 bytes" }
+        else if bytes.contains(UInt8(ascii: "/")) { problem = "it contains '/': a sound name is a file name, not a path" }
+        else if name == "." || name == ".." { problem = "'\(name)' is not a file name" }
+        else if bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) { problem = "it contains NUL or control characters" }
+        else { problem = nil }
+        if let problem {
+            throw .invalidName(printable(name), problem)
+        }
+    }
+
+    /// The name with control characters escaped, so an error about it stays one line.
+    static func printable(_ name: String) -> String {
+        var text = ""
+        for scalar in name.unicodeScalars.prefix(80) {
+            if scalar.value < 0x20 || scalar.value == 0x7F { text += "\\u{\(String(scalar.value, radix: 16))}" }
+            else { text.unicodeScalars.append(scalar) }
+        }
+        return name.unicodeScalars.count > 80 ? text + "…" : text
+    }
+}
+
+/// Why a notification sound cannot be played. Renders as one line.
+public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConvertible {
+    case invalidName(String, String)
+    case notFound(String, searched: [String])
+    case unreadable(String, String)
+    case invalidVolume(Float)
+    case playback(String)
+    case attachment(String, String)
+
+    public var description: String {
+        switch self {
+        case .invalidName(let name, let why): "sound name '\(name)' is refused: \(why)"
+        case .notFound(let name, let searched):
+            "sound '\(name)' was not found in " + (searched.isEmpty ? "any sound folder" : searched.joined(separator: ", "))
+        case .unreadable(let path, let why): "\(path): \(why)"
+        case .invalidVolume(let volume): "volume \(volume) is outside 0.0 to 1.0"
+        case .playback(let why): why
+        case .attachment(let path, let why): "\(path): not a valid notification attachment: \(why)"
+        }
+    }
+}

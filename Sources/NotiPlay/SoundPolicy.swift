@@ -1,0 +1,114 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The user's notification-sound settings, from `$XDG_CONFIG_HOME/noti-play/noti-play.conf`
+/// (default `~/.config/noti-play/noti-play.conf`). One `key = value` a line; `#` starts a comment.
+///
+/// | key | value | default |
+/// | --- | --- | --- |
+/// | `notification-volume` | 0.0 to 1.0: the linear volume of non-critical sounds | 1.0 |
+/// | `do-not-disturb` | `true` or `false`: silence non-critical sounds | false |
+/// | `quiet-hours` | `HH:MM-HH:MM`, local time, may pass midnight: silence non-critical sounds then | none |
+/// | `theme` | the freedesktop sound theme for sound names | freedesktop |
+/// | `default-sound` | path of the default notification sound | bundled `default.caf` |
+/// | `critical-sound` | path of the default critical sound | bundled `critical.caf` |
+/// | `ringtone-sound` | path of the default ringtone | bundled `ringtone.caf` |
+///
+/// Critical sounds pass do-not-disturb and quiet hours at their own volume, untouched by
+/// `notification-volume`.
+public struct SoundPolicy: Sendable, Equatable {
+    public var notificationVolume: Float = 1
+    public var doNotDisturb = false
+    /// Minutes after midnight: quiet from `start` up to, not including, `end`.
+    public var quietHours: (start: Int, end: Int)?
+    public var theme = "freedesktop"
+    public var defaultSound: String?
+    public var criticalSound: String?
+    public var ringtoneSound: String?
+
+    public init() {}
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.notificationVolume == b.notificationVolume && a.doNotDisturb == b.doNotDisturb
+            && a.quietHours?.start == b.quietHours?.start && a.quietHours?.end == b.quietHours?.end
+            && a.theme == b.theme && a.defaultSound == b.defaultSound && a.criticalSound == b.criticalSound
+            && a.ringtoneSound == b.ringtoneSound
+    }
+
+    /// The configuration file's path.
+    public static var configurationPath: String {
+        let home = FileSystem.environment("XDG_CONFIG_HOME") ?? ((FileSystem.environment("HOME") ?? "/") + "/.config")
+        return home.appendingPath("noti-play/noti-play.conf")
+    }
+
+    /// Reads the user's configuration; a missing file gives the defaults. Lines that cannot be
+    /// understood are skipped, each with a one-line warning.
+    public static func load(from path: String = configurationPath) -> (policy: SoundPolicy, warnings: [String]) {
+        guard FileSystem.exists(path) else { return (SoundPolicy(), []) }
+        guard let text = FileSystem.readText(path, limit: 64 * 1024) else {
+            return (SoundPolicy(), ["\(path): cannot be read; using the defaults"])
+        }
+        return parse(text, source: path)
+    }
+
+    public static func parse(_ text: String, source: String = "configuration") -> (policy: SoundPolicy, warnings: [String]) {
+        var policy = SoundPolicy()
+        var warnings: [String] = []
+        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = (rawLine.firstIndex(of: "#").map { rawLine[..<$0] } ?? rawLine[...]).trimmingCharacters(in: " \t\r")
+            if line.isEmpty { continue }
+            let warn = { (why: String) in warnings.append("\(source):\(number + 1): \(why)") }
+            guard let equals = line.firstIndex(of: "=") else { warn("expected 'key = value'"); continue }
+            let key = line[..<equals].trimmingCharacters(in: " \t")
+            let value = line[line.index(after: equals)...].trimmingCharacters(in: " \t")
+            switch key {
+            case "notification-volume":
+                if let volume = Float(value), volume >= 0, volume <= 1 { policy.notificationVolume = volume }
+                else { warn("notification-volume must be from 0.0 to 1.0, not '\(value)'") }
+            case "do-not-disturb":
+                if let flag = Bool(value) { policy.doNotDisturb = flag } else { warn("do-not-disturb must be true or false") }
+            case "quiet-hours":
+                if let window = parseWindow(value) { policy.quietHours = window }
+                else { warn("quiet-hours must be HH:MM-HH:MM, not '\(value)'") }
+            case "theme":
+                if (try? SoundName.validate(value)) != nil { policy.theme = value } else { warn("theme must be a theme's folder name") }
+            case "default-sound": policy.defaultSound = value
+            case "critical-sound": policy.criticalSound = value
+            case "ringtone-sound": policy.ringtoneSound = value
+            default: warn("unknown key '\(key)'")
+            }
+        }
+        return (policy, warnings)
+    }
+
+    static func parseWindow(_ text: String) -> (start: Int, end: Int)? {
+        let parts = text.split(separator: "-")
+        guard parts.count == 2, let start = minutes(parts[0]), let end = minutes(parts[1]) else { return nil }
+        return (start, end)
+    }
+
+    static func minutes(_ text: Substring) -> Int? {
+        let parts = text.trimmingCharacters(in: " ").split(separator: ":")
+        guard parts.count == 2, let hours = Int(parts[0]), let minutes = Int(parts[1]),
+              (0...24).contains(hours), (0..<60).contains(minutes), hours * 60 + minutes <= 24 * 60 else { return nil }
+        return hours * 60 + minutes
+    }
+
+    /// Whether non-critical sounds are silent at `minute` after local midnight.
+    public func isQuiet(atMinute minute: Int) -> Bool {
+        if doNotDisturb { return true }
+        guard let (start, end) = quietHours, start != end else { return false }
+        return start < end ? (start..<end).contains(minute) : (minute >= start || minute < end)
+    }
+
+    /// Whether non-critical sounds are silent now.
+    public func isQuietNow() -> Bool {
+        var now = time(nil)
+        var local = tm()
+        localtime_r(&now, &local)
+        return isQuiet(atMinute: Int(local.tm_hour) * 60 + Int(local.tm_min))
+    }
+}
