@@ -47,6 +47,10 @@ let package = Package(
         .testTarget(name: "NotiPlayEncoderTests", dependencies: ["NotiPlayEncoder", "NotiPlayTestSupport"]),
         .testTarget(name: "ReferenceTests", dependencies: ["NotiPlayDecoder", "NotiPlayTestSupport"]),
         .testTarget(
+            name: "NotificationTests",
+            dependencies: ["NotiPlay", "NotiPlayCommand", "NotiPlayDecoder", "NotiPlayTestSupport"]
+        ),
+        .testTarget(
             name: "PlaybackTests",
             dependencies: ["NotiPlayCommand", "NotiPlayDecoder", "NotiPlayOutput", "NotiPlayTestSupport"]
         ),
