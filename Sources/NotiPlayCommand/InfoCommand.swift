@@ -51,6 +51,7 @@ struct InfoCommand: ParsableCommand {
         ]
         if d.primingFrames > 0 { lines.append(("Priming frames", String(d.primingFrames))) }
         lines.append(("Audio data", "\(d.dataByteCount) bytes at offset \(d.dataOffset)"))
+        if d.isTruncated { lines.append(("Truncated", "yes: the file holds less audio than its header says")) }
         return lines.map { label, value in
             (label + ":").padding(toLength: 17) + value
         }.joined(separator: "\n")
@@ -73,6 +74,7 @@ struct InfoCommand: ParsableCommand {
             ("primingFrames", String(d.primingFrames)),
             ("dataOffset", String(d.dataOffset)),
             ("dataBytes", String(d.dataByteCount)),
+            ("truncated", String(d.isTruncated)),
         ]
         return "{" + fields.map { "\($0.0.jsonQuoted): \($0.1)" }.joined(separator: ", ") + "}"
     }

@@ -10,8 +10,9 @@ struct NotiPlay: ParsableCommand {
             noti-play --list-devices
             noti-play info FILE... [--json]
             noti-play convert IN OUT [-f caff|WAVE|AIFF|AIFC] [-d FORMAT[@RATE]]
+            noti-play check FILE [--attachment]
             """,
-        subcommands: [PlayCommand.self, InfoCommand.self, ConvertCommand.self],
+        subcommands: [PlayCommand.self, InfoCommand.self, ConvertCommand.self, CheckCommand.self],
         defaultSubcommand: PlayCommand.self
     )
 }

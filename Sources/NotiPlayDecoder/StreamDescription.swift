@@ -117,6 +117,9 @@ public struct StreamDescription: Sendable, Hashable {
     public var dataOffset: Int
     /// How many bytes of audio data the file holds (what is present, not what a header claimed).
     public var dataByteCount: Int
+    /// The file holds less audio than its header promises (it was cut short). What is there
+    /// still decodes; a validator (an attachment check) refuses it.
+    public var isTruncated = false
 
     public static let maximumChannelCount = 64
 

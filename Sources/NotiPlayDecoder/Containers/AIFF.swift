@@ -17,6 +17,7 @@ enum AIFF {
 
         var common: [UInt8]?
         var data: (offset: Int, size: Int)?
+        var truncated = false
         var walker = ChunkWalker(source, firstChunkAt: 12, sizeField: .uint32(bigEndian: true), padsOddSizes: true)
         while let chunk = try walker.next() {
             var size = chunk.claimedSize
@@ -35,6 +36,7 @@ enum AIFF {
                 let start = chunk.bodyOffset + 8 + Int(min(dataOffset, UInt64(source.byteCount)))
                 let clamped = Validate.clampedSize(offset: start, claimedSize: size - 8 - dataOffset, sourceSize: source.byteCount)
                 data = (start, clamped)
+                truncated = UInt64(clamped) < size - 8 - dataOffset
                 // An SSND cut by the end of the file still plays what it holds.
                 size = min(size, UInt64(start + clamped - chunk.bodyOffset))
             default:
@@ -43,7 +45,9 @@ enum AIFF {
             walker.skip(chunk, bodySize: size)
         }
         guard let common else { throw walker.missing("COMM", in: container.displayName) }
-        return try describe(common, container: container, data: data, walker: walker)
+        var description = try describe(common, container: container, data: data, walker: walker)
+        description.isTruncated = description.isTruncated || truncated
+        return description
     }
 
     private static func describe(
@@ -70,10 +74,12 @@ enum AIFF {
         let available = layout.framesAvailable(inDataBytes: data.size, encoding: encoding, channelCount: channels)
         // COMM's count is the true length: trailing bytes in SSND are padding. For ima4 it counts packets.
         let declared = encoding == .appleIMA4 ? declaredFrames.multipliedReportingOverflow(by: 64).partialValue : declaredFrames
-        return StreamDescription(
+        var description = StreamDescription(
             container: container, encoding: encoding, sampleRate: rate, channelCount: channels,
             frameCount: min(declared, available), bytesPerPacket: layout.bytesPerPacket,
             framesPerPacket: layout.framesPerPacket, dataOffset: data.offset, dataByteCount: data.size)
+        description.isTruncated = declared > available
+        return description
     }
 
     static func encoding(compression: FourCC, sampleSize: Int) throws(DecodingError) -> Encoding {

@@ -26,6 +26,7 @@ enum CAF {
         var descBody: [UInt8]?
         var packetTable: PacketTable?
         var data: (offset: Int, size: Int)?
+        var truncated = false
         var walker = ChunkWalker(source, firstChunkAt: 8, sizeField: .int64, padsOddSizes: false)
         while let chunk = try walker.next() {
             let size = chunk.claimedSize  // .max for -1, "to the end of the file"
@@ -50,6 +51,7 @@ enum CAF {
                 let start = chunk.bodyOffset + 4  // skip the edit count
                 data = (start, Validate.clampedSize(offset: start, claimedSize: size == .max ? .max : size - 4, sourceSize: source.byteCount))
                 if size == .max || size > UInt64(source.byteCount - chunk.bodyOffset) {
+                    truncated = size != .max
                     walker.stop()  // to the end of the file, or cut by it: what is there is the data
                     continue
                 }
@@ -64,7 +66,9 @@ enum CAF {
         }
         guard let descBody else { throw walker.missing("'desc'", in: "CAF") }
         guard let data else { throw walker.missing("'data'", in: "CAF") }
-        return try describe(descBody, packetTable: packetTable, data: data)
+        var description = try describe(descBody, packetTable: packetTable, data: data)
+        description.isTruncated = description.isTruncated || truncated
+        return description
     }
 
     private static func describe(
@@ -103,6 +107,7 @@ enum CAF {
         let available = layout.framesAvailable(inDataBytes: data.size, encoding: encoding, channelCount: channels)
         var frames = available
         var priming = 0
+        var cutShort = false
         // A table left at zero by a writer that never came back to fill it says nothing.
         if let table = packetTable, table.packetCount != 0 || table.validFrames != 0 {
             guard table.validFrames >= 0, table.primingFrames >= 0, table.remainderFrames >= 0 else {
@@ -111,10 +116,13 @@ enum CAF {
             // Priming frames come first and are not sound; valid frames follow; the rest is padding.
             priming = min(Int(table.primingFrames), available)
             frames = Int(min(table.validFrames, Int64(available - priming)))
+            cutShort = table.validFrames > Int64(available - priming)
         }
-        return StreamDescription(
+        var description = StreamDescription(
             container: .caf, encoding: encoding, sampleRate: rate, channelCount: channels,
             frameCount: frames, bytesPerPacket: layout.bytesPerPacket, framesPerPacket: layout.framesPerPacket,
             primingFrames: priming, dataOffset: data.offset, dataByteCount: data.size)
+        description.isTruncated = cutShort
+        return description
     }
 }

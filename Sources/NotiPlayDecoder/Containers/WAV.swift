@@ -43,6 +43,7 @@ enum WAV {
         var factFrames: UInt64?
         var ds64DataSize: UInt64?
         var data: (offset: Int, size: Int)?
+        var truncated = false
         var walker = ChunkWalker(source, firstChunkAt: 12, sizeField: .uint32(bigEndian: bigEndian), padsOddSizes: true)
         while let chunk = try walker.next() {
             var size = chunk.claimedSize
@@ -73,6 +74,7 @@ enum WAV {
                 }
                 let clamped = Validate.clampedSize(offset: chunk.bodyOffset, claimedSize: size, sourceSize: source.byteCount)
                 data = (chunk.bodyOffset, clamped)
+                truncated = size != .max && UInt64(clamped) < size
                 if size == .max {
                     walker.stop()  // nothing can follow "to the end of the file"
                     continue
@@ -87,7 +89,9 @@ enum WAV {
 
         guard let format else { throw walker.missing("'fmt '", in: "WAV") }
         guard let data else { throw walker.missing("'data'", in: "WAV") }
-        return try describe(format, container: container, bigEndian: bigEndian, data: data, factFrames: factFrames)
+        var description = try describe(format, container: container, bigEndian: bigEndian, data: data, factFrames: factFrames)
+        description.isTruncated = truncated
+        return description
     }
 
     static func parseFormat(_ body: [UInt8], bigEndian: Bool) throws(DecodingError) -> Format {
