@@ -86,4 +86,26 @@ import Testing
         let last = tail.suffix(40).map(abs).max()!
         #expect(last < before / 4, "the level fell from \(before) to \(last)")
     }
+
+    @Test func aRingtoneLoopsUntilItsTimeIsUp() throws {
+        let pulse = try #require(PulseServer.shared, "PulseAudio did not start")
+        let path = try tone("ring.wav", seconds: 0.25)
+        var status: Int32 = -1
+        var wall: TimeInterval = 0
+        let recording = try pulse.record {
+            let start = Date()
+            let player = try ChildProcess(TestTools.notiPlay, ["--ringtone", path, "--for", "1"], environment: pulse.environment, in: folder)
+            status = player.wait()
+            wall = Date().timeIntervalSince(start)
+        }
+        #expect(status == 0)
+        #expect(wall >= 1.0 && wall < 1.3, "took \(wall) s")
+        // Four passes of the 0.25 s sound, back to back: about a second of sound, no gaps.
+        let range = try #require(Self.soundingRange(recording))
+        #expect(Double(range.count) / 44100 > 0.95 && Double(range.count) / 44100 < 1.1, "\(range.count) frames")
+        let left = stride(from: range.lowerBound * 2, to: range.upperBound * 2, by: 2).map { recording[$0] }
+        var longestSilence = 0, run = 0
+        for sample in left { run = sample == 0 ? run + 1 : 0; longestSilence = max(longestSilence, run) }
+        #expect(longestSilence < 10, "a gap of \(longestSilence) frames between loops")
+    }
 }
