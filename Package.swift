@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "NotiPlayEncoder", targets: ["NotiPlayEncoder"]),
         .library(name: "NotiPlayOutput", targets: ["NotiPlayOutput"]),
         .library(name: "NotiPlay", targets: ["NotiPlay"]),
+        // The C library for daemons written in C (installed as libnoti-play.so by scripts/install.sh).
+        .library(name: "NotiPlayC", type: .dynamic, targets: ["NotiPlayC"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -31,6 +33,7 @@ let package = Package(
         // The notification-sound model: sounds, lookup, sound theme, policy, and the player
         // daemons embed. libsndfile decodes theme sounds the pure-Swift decoder does not (Vorbis).
         .target(name: "NotiPlay", dependencies: ["NotiPlayDecoder", "NotiPlayOutput", "CSndFile"]),
+        .target(name: "NotiPlayC", dependencies: ["NotiPlay"], exclude: ["noti-play.h", "noti-play.pc.in"]),
         .executableTarget(
             name: "NotiPlayCommand",
             dependencies: [

@@ -17,6 +17,7 @@ public enum PlaybackResult: Sendable, Equatable {
 
 public struct PlaybackID: Hashable, Sendable, CustomStringConvertible {
     public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
     public var description: String { "playback \(rawValue)" }
 }
 
@@ -86,25 +87,29 @@ public final class NotificationSoundPlayer: Sendable {
     deinit { close() }
 
     /// Starts a sound. `completion` is called exactly once, from a player thread, when it ends —
-    /// at once with `.silenced` when policy keeps it quiet. Throws only for requests that cannot
+    /// right away with `.silenced` when policy keeps it quiet. Throws only for requests that cannot
     /// be played at all (a refused name, a missing or broken file, no device).
+    /// `gain` (0…1) scales a non-critical sound beyond the notification volume (a daemon's own
+    /// per-app volume); critical sounds play at exactly their own volume.
     @discardableResult
     public func play(
-        _ sound: NotificationSound, suppressSound: Bool = false,
+        _ sound: NotificationSound, suppressSound: Bool = false, gain: Float = 1,
         completion: @escaping @Sendable (PlaybackResult) -> Void = { _ in }
     ) throws(NotificationSoundError) -> PlaybackID {
+        guard gain.isFinite, (0...1).contains(gain) else { throw .invalidVolume(gain) }
         let id = PlaybackID(rawValue: nextID.add(1, ordering: .relaxed).newValue)
         let resolver = state.withLock { $0.resolver }
         let resolved = try resolver.resolve(sound, suppressSound: suppressSound)
         guard case let .play(path, volume, loops, isCritical) = resolved.action else {
-            if case let .silent(reason) = resolved.action { completion(.silenced(reason)) }
+            // Reported from a player thread like every other end, after `play` has returned.
+            if case let .silent(reason) = resolved.action { runDetached { completion(.silenced(reason)) } }
             return id
         }
         let source = try source(for: path, loops: loops)
         let key = EngineKey(rate: Int(source.sampleRate.rounded()), channels: max(2, source.channelCount))
         do {
             let engine = try engine(for: key)
-            let voice = try engine.play(source, volume: volume, critical: isCritical) { [weak self] outcome in
+            let voice = try engine.play(source, volume: isCritical ? volume : volume * gain, critical: isCritical) { [weak self] outcome in
                 self?.ended(id)
                 switch outcome {
                 case .finished: completion(.finished)
@@ -242,6 +247,18 @@ public final class NotificationSoundPlayer: Sendable {
             }
         }
         idle.forEach { $0.close() }
+    }
+}
+
+/// Runs `body` on a new detached thread.
+func runDetached(_ body: @escaping @Sendable () -> Void) {
+    final class Box { let body: @Sendable () -> Void; init(_ body: @escaping @Sendable () -> Void) { self.body = body } }
+    var thread = pthread_t()
+    let box = Unmanaged.passRetained(Box(body)).toOpaque()
+    if pthread_create(&thread, nil, { Unmanaged<Box>.fromOpaque($0!).takeRetainedValue().body(); return nil }, box) == 0 {
+        pthread_detach(thread)
+    } else {
+        Unmanaged<Box>.fromOpaque(box).takeRetainedValue().body()
     }
 }
 

@@ -1,0 +1,98 @@
+/*
+ * A tiny notification-sound daemon in C, on libnoti-play: it reads requests from standard
+ * input, one a line, and reports each sound's end on standard output.
+ *
+ *   gcc noti-play-daemon.c -o noti-play-daemon $(pkg-config --cflags --libs noti-play)
+ *
+ * Requests:  file PATH [VOLUME] [critical|ringtone]   name NAME [VOLUME] [critical|ringtone]
+ *            theme SOUND-NAME                          default [critical|ringtone]
+ *            cancel ID   pause ID   resume ID   quiet on|off|auto   wait   quit
+ * Replies:   "started ID", "error MESSAGE", and from the library's thread "ended ID RESULT DETAIL".
+ * NOTI_PLAY_DEVICE names the ALSA device (default: "default").
+ */
+#include <noti-play.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+static int playing = 0;
+
+static const char *result_name(noti_play_result result) {
+    switch (result) {
+    case NOTI_PLAY_FINISHED: return "finished";
+    case NOTI_PLAY_CANCELLED: return "cancelled";
+    case NOTI_PLAY_SILENCED: return "silenced";
+    default: return "failed";
+    }
+}
+
+static void sound_ended(uint64_t id, noti_play_result result, const char *detail, void *user_data) {
+    (void)user_data;
+    pthread_mutex_lock(&lock);
+    printf("ended %llu %s %s\n", (unsigned long long)id, result_name(result), detail);
+    fflush(stdout);
+    playing--;
+    pthread_cond_broadcast(&changed);
+    pthread_mutex_unlock(&lock);
+}
+
+static unsigned flags_from(const char *word) {
+    if (word && strcmp(word, "critical") == 0) return NOTI_PLAY_CRITICAL;
+    if (word && strcmp(word, "ringtone") == 0) return NOTI_PLAY_RINGTONE;
+    return 0;
+}
+
+int main(void) {
+    const char *folders[] = { getenv("NOTI_PLAY_SOUNDS") };
+    noti_play *player = noti_play_new(getenv("NOTI_PLAY_DEVICE"), folders, folders[0] ? 1 : 0);
+    char line[4096];
+    while (fgets(line, sizeof line, stdin)) {
+        char *verb = strtok(line, " \n");
+        char *argument = strtok(NULL, " \n");
+        char *third = strtok(NULL, " \n");
+        char *fourth = strtok(NULL, " \n");
+        if (!verb) continue;
+        float volume = third && flags_from(third) == 0 ? strtof(third, NULL) : 1.0f;
+        unsigned flags = flags_from(fourth ? fourth : third);
+        char *error = NULL;
+        uint64_t id = 0;
+        int starting = 1;
+        pthread_mutex_lock(&lock);
+        playing++;  /* counted before the call: a silenced sound ends inside it */
+        pthread_mutex_unlock(&lock);
+        if (strcmp(verb, "file") == 0 && argument) id = noti_play_file(player, argument, volume, flags, sound_ended, NULL, &error);
+        else if (strcmp(verb, "name") == 0 && argument) id = noti_play_name(player, argument, volume, flags, sound_ended, NULL, &error);
+        else if (strcmp(verb, "theme") == 0 && argument) id = noti_play_theme_sound(player, argument, 1.0f, 0, sound_ended, NULL, &error);
+        else if (strcmp(verb, "default") == 0) id = noti_play_default(player, 1.0f, flags_from(argument), sound_ended, NULL, &error);
+        else starting = 0;
+        if (starting) {
+            if (id) printf("started %llu\n", (unsigned long long)id);
+            else printf("error %s\n", error ? error : "unknown");
+            noti_play_free_string(error);
+            if (!id) { pthread_mutex_lock(&lock); playing--; pthread_mutex_unlock(&lock); }
+        } else {
+            pthread_mutex_lock(&lock);
+            playing--;
+            pthread_mutex_unlock(&lock);
+            unsigned long long target = argument ? strtoull(argument, NULL, 10) : 0;
+            if (strcmp(verb, "cancel") == 0) noti_play_cancel(player, target);
+            else if (strcmp(verb, "pause") == 0) noti_play_pause(player, target);
+            else if (strcmp(verb, "resume") == 0) noti_play_resume(player, target);
+            else if (strcmp(verb, "quiet") == 0 && argument)
+                noti_play_set_quiet(player, strcmp(argument, "on") == 0 ? 1 : strcmp(argument, "off") == 0 ? 0 : -1);
+            else if (strcmp(verb, "wait") == 0) {
+                pthread_mutex_lock(&lock);
+                while (playing > 0) pthread_cond_wait(&changed, &lock);
+                pthread_mutex_unlock(&lock);
+                printf("idle\n");
+            } else if (strcmp(verb, "quit") == 0) break;
+            else printf("error unknown request '%s'\n", verb);
+        }
+        fflush(stdout);
+    }
+    noti_play_free(player);
+    return 0;
+}
