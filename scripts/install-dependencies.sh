@@ -14,6 +14,8 @@ packages=(
     libasound2-plugins   # ALSA's pulse plugin: the playback tests' route to PulseAudio
     pulseaudio           # a private server with a null sink gives the tests a real clock
     pulseaudio-utils     # parec records what the null sink played
+    sound-theme-freedesktop  # the freedesktop sound theme that --sound-name looks up
+    gcc                  # the tests compile the C example daemon against libnoti-play
 )
 
 missing=()
