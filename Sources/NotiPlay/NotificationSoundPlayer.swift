@@ -102,7 +102,7 @@ public final class NotificationSoundPlayer: Sendable {
         let resolved = try resolver.resolve(sound, suppressSound: suppressSound)
         guard case let .play(path, volume, loops, isCritical) = resolved.action else {
             // Reported from a player thread like every other end, after `play` has returned.
-            if case let .silent(reason) = resolved.action { runDetached { completion(.silenced(reason)) } }
+            if case let .silent(reason) = resolved.action { JoinableThread.detached { completion(.silenced(reason)) } }
             return id
         }
         let source = try source(for: path, loops: loops)
@@ -248,22 +248,4 @@ public final class NotificationSoundPlayer: Sendable {
         }
         idle.forEach { $0.close() }
     }
-}
-
-/// Runs `body` on a new detached thread.
-func runDetached(_ body: @escaping @Sendable () -> Void) {
-    final class Box { let body: @Sendable () -> Void; init(_ body: @escaping @Sendable () -> Void) { self.body = body } }
-    var thread = pthread_t()
-    let box = Unmanaged.passRetained(Box(body)).toOpaque()
-    if pthread_create(&thread, nil, { Unmanaged<Box>.fromOpaque($0!).takeRetainedValue().body(); return nil }, box) == 0 {
-        pthread_detach(thread)
-    } else {
-        Unmanaged<Box>.fromOpaque(box).takeRetainedValue().body()
-    }
-}
-
-func monotonicNanoseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
 }

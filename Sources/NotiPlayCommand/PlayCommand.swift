@@ -219,9 +219,3 @@ extension PlayCommand {
 }
 
 extension DeviceSampleFormat: ExpressibleByArgument {}
-
-func monotonicNanoseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-}

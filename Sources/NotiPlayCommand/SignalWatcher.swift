@@ -1,3 +1,4 @@
+import NotiPlayOutput
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -61,18 +62,12 @@ final class SignalWatcher: @unchecked Sendable {
 
     /// Calls `body` after `seconds` on a detached thread (a ringtone's --for).
     static func after(seconds: Double, _ body: @escaping @Sendable () -> Void) {
-        final class Box { let seconds: Double; let body: @Sendable () -> Void; init(_ s: Double, _ b: @escaping @Sendable () -> Void) { seconds = s; body = b } }
-        var thread = pthread_t()
-        let box = Unmanaged.passRetained(Box(seconds, body)).toOpaque()
-        pthread_create(&thread, nil, { argument in
-            let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
-            var pause = timespec(tv_sec: Int(box.seconds), tv_nsec: Int((box.seconds - box.seconds.rounded(.down)) * 1e9))
+        JoinableThread.detached {
+            var pause = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
             var left = timespec()
             while nanosleep(&pause, &left) != 0 && errno == EINTR { pause = left }
-            box.body()
-            return nil
-        }, box)
-        pthread_detach(thread)
+            body()
+        }
     }
 
     /// A POSIX semaphore, for waiting on a callback from another thread.

@@ -77,28 +77,4 @@ enum RenderThread {
         parameters.sched_priority = min(20, sched_get_priority_max(SCHED_FIFO))
         return pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters) == 0
     }
-
-    static func monotonicNanoseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-    }
-}
-
-/// A POSIX thread running a closure; joined explicitly.
-package final class JoinableThread {
-    private var thread = pthread_t()
-
-    package init(_ body: @escaping @Sendable () -> Void) {
-        final class Box { let body: @Sendable () -> Void; init(_ body: @escaping @Sendable () -> Void) { self.body = body } }
-        let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        let result = pthread_create(&thread, nil, { argument in
-            let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
-            box.body()
-            return nil
-        }, box)
-        precondition(result == 0, "pthread_create failed: \(result)")
-    }
-
-    package func join() { pthread_join(thread, nil) }
 }
