@@ -46,7 +46,8 @@ let package = Package(
         ),
         // Running processes, temporary folders and the reference decoders (libsndfile, ffmpeg).
         .target(name: "NotiPlayTestSupport", dependencies: ["CSndFile"], path: "Tests/NotiPlayTestSupport"),
-        .testTarget(name: "NotiPlayDecoderTests", dependencies: ["NotiPlayDecoder"]),
+        // NotiPlayCommand: the malformed-input tests also run `noti-play info` on each case.
+        .testTarget(name: "NotiPlayDecoderTests", dependencies: ["NotiPlayDecoder", "NotiPlayCommand", "NotiPlayTestSupport"]),
         .testTarget(name: "NotiPlayEncoderTests", dependencies: ["NotiPlayEncoder", "NotiPlayTestSupport"]),
         .testTarget(name: "ReferenceTests", dependencies: ["NotiPlayDecoder", "NotiPlayTestSupport"]),
         .testTarget(

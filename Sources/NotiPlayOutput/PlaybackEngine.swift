@@ -27,7 +27,10 @@ public enum PlaybackError: Error, Sendable, CustomStringConvertible {
     /// The engine's stream runs at one rate; noti-play does not resample yet.
     case rateMismatch(sound: Double, device: Int)
     case volumeOutOfRange(Float)
+    /// Every voice is taken by a sound that outranks this one (see `PlaybackEngine`'s voice policy).
     case tooManyVoices(Int)
+    /// `close()` or `finish()` ran: the engine plays nothing more.
+    case closed
 
     public var description: String {
         switch self {
@@ -36,7 +39,8 @@ public enum PlaybackError: Error, Sendable, CustomStringConvertible {
         case .rateMismatch(let sound, let device):
             "the sound's rate \(sound) Hz differs from the stream's \(device) Hz, and noti-play does not resample yet"
         case .volumeOutOfRange(let volume): "volume \(volume) is outside 0.0 to 1.0"
-        case .tooManyVoices(let count): "all \(count) voices are playing"
+        case .tooManyVoices(let count): "all \(count) voices are playing sounds that outrank this one"
+        case .closed: "the playback engine is closed"
         }
     }
 }
@@ -46,6 +50,19 @@ public enum PlaybackError: Error, Sendable, CustomStringConvertible {
 /// The thread that calls `play` decodes the sound's first period into the voice's ring, then the
 /// render thread starts (if it is not running) and a decode worker keeps the ring filled while
 /// the sound plays. All methods may be called from any thread.
+///
+/// **Voice policy.** At most `voiceCapacity` sounds play at once. When a sound arrives and all
+/// are playing, it takes the place of the oldest non-critical sound, which fades out (10 ms) and
+/// ends `.stopped`. A critical sound, when every voice plays a critical sound, takes the place of
+/// the oldest of them. A non-critical sound when every voice plays a critical one is refused with
+/// `.tooManyVoices`. So critical sounds come first, then the newest: a notification is about
+/// now, and a stale sound is the one to lose. A voice fading out (stolen, stopped or preempted)
+/// no longer counts; it keeps one of `voiceCapacity` extra slots until its fade ends, and if a
+/// burst of arrivals has every extra slot fading too, the newcomer is refused with
+/// `.tooManyVoices` rather than cut a sound without its fade.
+///
+/// Every `play` that returns an ID is answered by exactly one call of its `onFinish`; a `play`
+/// that throws never calls it.
 public final class PlaybackEngine: @unchecked Sendable {
     /// What the device agreed to.
     public let format: NegotiatedFormat
@@ -53,7 +70,10 @@ public final class PlaybackEngine: @unchecked Sendable {
     private let device: PCMDevice
     private let context: UnsafeMutablePointer<RenderContext>
     private let slots: UnsafeMutablePointer<VoiceSlot>
+    /// Slots allocated: twice the voices, so that a stolen voice can fade while its successor plays.
     private let slotCount: Int
+    /// Sounds that may play at once.
+    private let voiceCapacity: Int
     /// Posted by the render thread when a ring is half empty or a voice ended, and by `play`.
     private let wake: UnsafeMutablePointer<sem_t>
     /// Posted by `play` and `close`: wakes an idle render thread.
@@ -74,12 +94,17 @@ public final class PlaybackEngine: @unchecked Sendable {
     /// Unchecked: once handed to the engine, it is only touched under `state`'s lock.
     private final class VoiceRecord: @unchecked Sendable {
         let id: VoiceID
+        let critical: Bool
         var decoder: (any FrameSource)?
         var failure: String?
+        /// `play` is still decoding the first buffer: not reported, not reaped, not decoded by the worker.
+        var preparing = true
+        /// Asked to fade out (stolen, stopped, preempted): it no longer counts against the capacity.
+        var stopping = false
         let onFinish: @Sendable (VoiceOutcome) -> Void
-        init(id: VoiceID, decoder: (any FrameSource)?, onFinish: @escaping @Sendable (VoiceOutcome) -> Void) {
+        init(id: VoiceID, critical: Bool, onFinish: @escaping @Sendable (VoiceOutcome) -> Void) {
             self.id = id
-            self.decoder = decoder
+            self.critical = critical
             self.onFinish = onFinish
         }
     }
@@ -95,16 +120,17 @@ public final class PlaybackEngine: @unchecked Sendable {
     ) throws(ALSAError) {
         device = try PCMDevice(name: name)
         format = try device.configure(request)
-        slotCount = voiceCapacity
-        slots = .allocate(capacity: voiceCapacity)
-        for index in 0..<voiceCapacity {
+        self.voiceCapacity = max(1, voiceCapacity)
+        slotCount = 2 * self.voiceCapacity
+        slots = .allocate(capacity: slotCount)
+        for index in 0..<slotCount {
             // About 190 ms of stereo 44.1 kHz per voice: the decoder stays far ahead.
             (slots + index).initialize(to: VoiceSlot(ringSamples: 16384))
         }
         let samplesPerPeriod = format.periodFrames * format.channelCount
         context = .allocate(capacity: 1)
         context.initialize(to: RenderContext(
-            slots: slots, slotCount: voiceCapacity, deviceChannels: format.channelCount,
+            slots: slots, slotCount: slotCount, deviceChannels: format.channelCount,
             periodFrames: format.periodFrames, sampleFormat: format.sampleFormat,
             rampStep: Float(1 / max(1, rampMilliseconds / 1000 * Double(format.sampleRate))),
             mix: .allocate(capacity: samplesPerPeriod),
@@ -133,8 +159,10 @@ public final class PlaybackEngine: @unchecked Sendable {
     // MARK: Playing
 
     /// Starts a sound. `volume` is linear amplitude (0…1), applied exactly while constant.
-    /// A critical sound fades out every non-critical voice playing.
-    /// `onFinish` is called once, on the engine's worker thread, when the voice ends.
+    /// A critical sound fades out every non-critical voice playing. When every voice is taken,
+    /// the voice policy (above) decides which sound gives way, or refuses this one.
+    /// `onFinish` is called exactly once, on the engine's worker thread (or in `close`), when the
+    /// voice ends; never when `play` throws.
     @discardableResult
     public func play(
         _ decoder: any FrameSource, volume: Float = 1, critical: Bool = false,
@@ -144,37 +172,50 @@ public final class PlaybackEngine: @unchecked Sendable {
         guard abs(decoder.sampleRate - Double(format.sampleRate)) < 0.5 else {
             throw .rateMismatch(sound: decoder.sampleRate, device: format.sampleRate)
         }
-        guard let index = claimSlot() else { throw .tooManyVoices(slotCount) }
+        let record = VoiceRecord(
+            id: VoiceID(rawValue: nextID.add(1, ordering: .relaxed).newValue), critical: critical, onFinish: onFinish)
+        // Choosing the slot, and the voice that gives way, is one decision under the lock.
+        let index = try state.withLock { (state) throws(PlaybackError) -> Int in
+            guard !state.closed else { throw .closed }
+            let index = try claimSlot(for: record, &state)
+            let slot = slots + index
+            slot.pointee.ring.reset(channelCount: decoder.channelCount)
+            slot.pointee.stopRequested.store(false, ordering: .relaxed)
+            slot.pointee.paused.store(false, ordering: .relaxed)
+            slot.pointee.endOfStream.store(false, ordering: .relaxed)
+            slot.pointee.stoppedEarly.store(false, ordering: .relaxed)
+            slot.pointee.framesPlayed.store(0, ordering: .relaxed)
+            slot.pointee.targetGain.store(volume.bitPattern, ordering: .relaxed)
+            slot.pointee.currentGain = volume  // no ramp in: the sound's own start is its onset
+            slot.pointee.isCritical = critical
+            state.voices[index] = record  // from here stop(id) reaches it
+            return index
+        }
         let slot = slots + index
-        slot.pointee.ring.reset(channelCount: decoder.channelCount)
-        slot.pointee.stopRequested.store(false, ordering: .relaxed)
-        slot.pointee.paused.store(false, ordering: .relaxed)
-        slot.pointee.endOfStream.store(false, ordering: .relaxed)
-        slot.pointee.stoppedEarly.store(false, ordering: .relaxed)
-        slot.pointee.framesPlayed.store(0, ordering: .relaxed)
-        slot.pointee.targetGain.store(volume.bitPattern, ordering: .relaxed)
-        slot.pointee.currentGain = volume  // no ramp in: the sound's own start is its onset
-        slot.pointee.isCritical = critical
 
         // Decode a device buffer's worth now (microseconds of work): the device starts full, and
         // the decode worker has a whole buffer of time to take over. With only one period ready
         // the device ran dry right after starting, and PulseAudio dropped the sound's first 4 ms.
+        var failure: String?
         do {
             _ = try fill(slot, from: decoder, atLeast: format.bufferFrames)
         } catch {
-            slot.pointee.phase.store(VoicePhase.free, ordering: .releasing)
-            throw .source(error.message)
+            failure = error.message
         }
-
         let ended = slot.pointee.endOfStream.load(ordering: .relaxed)
-        let record = VoiceRecord(
-            id: VoiceID(rawValue: nextID.add(1, ordering: .relaxed).newValue), decoder: ended ? nil : decoder,
-            onFinish: onFinish)
-        state.withLock { state in
-            state.voices[index] = record
+        try state.withLock { (state) throws(PlaybackError) in
+            // Closed while decoding, or the first buffer failed: this voice never existed.
+            if state.closed || failure != nil {
+                state.voices[index] = nil
+                slot.pointee.phase.store(VoicePhase.free, ordering: .releasing)
+                if let failure { throw .source(failure) }
+                throw .closed
+            }
+            record.decoder = ended ? nil : decoder
+            record.preparing = false
             if critical {
-                for (other, _) in state.voices where other != index && !(slots + other).pointee.isCritical {
-                    (slots + other).pointee.stopRequested.store(true, ordering: .relaxed)
+                for (other, voice) in state.voices where other != index && !voice.critical {
+                    stopVoice(voice, at: other)
                 }
             }
             slot.pointee.phase.store(VoicePhase.playing, ordering: .releasing)
@@ -187,13 +228,15 @@ public final class PlaybackEngine: @unchecked Sendable {
 
     /// Fades a voice out and ends it (its outcome is `.stopped`).
     public func stop(_ id: VoiceID) {
-        withSlot(of: id) { $0.pointee.stopRequested.store(true, ordering: .relaxed) }
+        state.withLock { state in
+            if let (index, voice) = state.voices.first(where: { $0.value.id == id }) { stopVoice(voice, at: index) }
+        }
     }
 
     /// Fades every voice out.
     public func stopAll() {
         state.withLock { state in
-            for index in state.voices.keys { (slots + index).pointee.stopRequested.store(true, ordering: .relaxed) }
+            for (index, voice) in state.voices { stopVoice(voice, at: index) }
         }
     }
 
@@ -261,13 +304,38 @@ public final class PlaybackEngine: @unchecked Sendable {
 
     // MARK: Internals
 
-    private func claimSlot() -> Int? {
-        for index in 0..<slotCount {
+    /// The voice policy: a free slot for `record`, after asking the voice that gives way (if all
+    /// `voiceCapacity` are taken) to fade out. Called under the lock.
+    private func claimSlot(for record: VoiceRecord, _ state: inout EngineState) throws(PlaybackError) -> Int {
+        // Voices still sounding: not fading out, and not ended waiting to be reported.
+        let sounding = state.voices.filter { index, voice in
+            !voice.stopping && (slots + index).pointee.phase.load(ordering: .acquiring) != VoicePhase.finished
+        }
+        var victim: (index: Int, voice: VoiceRecord)?
+        if sounding.count >= voiceCapacity {
+            // Oldest first (IDs grow); a critical newcomer may take a critical voice's place too.
+            let candidates = sounding.filter { !$0.value.critical || record.critical }
+            guard let oldest = candidates.min(by: { $0.value.id.rawValue < $1.value.id.rawValue }) else {
+                throw .tooManyVoices(voiceCapacity)
+            }
+            victim = (oldest.key, oldest.value)
+        }
+        for index in 0..<slotCount where state.voices[index] == nil {
             if (slots + index).pointee.phase.compareExchange(
                 expected: VoicePhase.free, desired: VoicePhase.preparing, ordering: .acquiringAndReleasing
-            ).exchanged { return index }
+            ).exchanged {
+                if let victim { stopVoice(victim.voice, at: victim.index) }
+                return index
+            }
         }
-        return nil
+        // Every spare slot holds a fade still under way: refuse rather than cut one short.
+        throw .tooManyVoices(voiceCapacity)
+    }
+
+    /// Asks a voice to fade out and end `.stopped`. Called under the lock.
+    private func stopVoice(_ voice: VoiceRecord, at index: Int) {
+        voice.stopping = true
+        (slots + index).pointee.stopRequested.store(true, ordering: .relaxed)
     }
 
     private func withSlot(of id: VoiceID, _ body: (UnsafeMutablePointer<VoiceSlot>) -> Void) {
@@ -350,7 +418,7 @@ public final class PlaybackEngine: @unchecked Sendable {
         let deviceError = deviceFailure
         let ended = state.withLock { state -> [(VoiceRecord, VoiceOutcome)] in
             var ended: [(VoiceRecord, VoiceOutcome)] = []
-            for (index, record) in state.voices {
+            for (index, record) in state.voices where !record.preparing {
                 let slot = slots + index
                 let finished = slot.pointee.phase.load(ordering: .acquiring) == VoicePhase.finished
                 guard finished || force else { continue }

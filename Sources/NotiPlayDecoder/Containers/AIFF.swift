@@ -27,13 +27,19 @@ enum AIFF {
                 common = try source.chunkBody(chunk, limit: 4096, name: "COMM")
             case FourCC("SSND"):
                 guard data == nil else { throw .malformed("AIFF file has more than one SSND chunk") }
-                var header = ByteReader(try source.bytes(at: chunk.bodyOffset, count: 8), context: "SSND chunk")
+                // Offset and block size come first: a smaller chunk would have them read from the
+                // next chunk's bytes, and a file cut inside them was cut, not malformed.
+                guard size >= 8 else { throw .malformed("SSND chunk is \(size) bytes; at least 8 are needed") }
+                let fields = try source.bytes(at: chunk.bodyOffset, count: 8)
+                guard fields.count == 8 else { throw .truncated("file ends inside the SSND chunk's offset and block size") }
+                var header = ByteReader(fields, context: "SSND chunk")
                 let dataOffset = UInt64(try header.uint32(bigEndian: true))
                 _ = try header.uint32(bigEndian: true)  // block size: alignment only, 0 in practice
                 guard size >= 8 + dataOffset else {
                     throw .malformed("SSND offset \(dataOffset) lies beyond its chunk of \(size) bytes")
                 }
-                let start = chunk.bodyOffset + 8 + Int(min(dataOffset, UInt64(source.byteCount)))
+                // An offset past the end of the file leaves no samples, and the data's place is the end.
+                let start = min(chunk.bodyOffset + 8 + Int(min(dataOffset, UInt64(source.byteCount))), source.byteCount)
                 let clamped = Validate.clampedSize(offset: start, claimedSize: size - 8 - dataOffset, sourceSize: source.byteCount)
                 data = (start, clamped)
                 truncated = UInt64(clamped) < size - 8 - dataOffset
@@ -57,6 +63,7 @@ enum AIFF {
         let channels = try Validate.channelCount(Int16(bitPattern: try r.uint16(bigEndian: true)))
         let declaredFrames = Int(try r.uint32(bigEndian: true))
         let sampleSize = Int(Int16(bitPattern: try r.uint16(bigEndian: true)))
+        try Validate.bitsPerSample(sampleSize)
         guard let rawRate = Extended80.decode(try r.bytes(10)) else {
             throw .malformed("COMM sample rate is not a usable number (NaN, infinite or out of range)")
         }

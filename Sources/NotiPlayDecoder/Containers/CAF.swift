@@ -82,6 +82,7 @@ enum CAF {
         let framesPerPacket = try r.uint32(bigEndian: true)
         let channels = try Validate.channelCount(try r.uint32(bigEndian: true))
         let bits = Int(try r.uint32(bigEndian: true))
+        try Validate.bitsPerSample(bits)
 
         let encoding: Encoding
         switch formatID {

@@ -18,6 +18,15 @@ enum Validate {
         return Int(count)
     }
 
+    /// Bits per sample beyond 64 are header corruption in every container and encoding, even
+    /// where the codec fixes the width and decoding never reads the field (issue 6: refused,
+    /// not ignored). 0 passes here: it is refused only where decoding uses it (PCM).
+    static func bitsPerSample(_ bits: some BinaryInteger) throws(DecodingError) {
+        guard bits >= 0, bits <= 64 else {
+            throw .malformed("bits per sample \(bits) is out of range (0 to 64)")
+        }
+    }
+
     /// The range `[offset, offset + claimedSize)` limited to what the source holds.
     static func clampedSize(offset: Int, claimedSize: UInt64, sourceSize: Int) -> Int {
         guard offset < sourceSize else { return 0 }

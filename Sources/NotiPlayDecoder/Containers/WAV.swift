@@ -124,6 +124,7 @@ enum WAV {
 
     static func encoding(of format: Format, bigEndian: Bool) throws(DecodingError) -> Encoding {
         let bits = format.bitsPerSample
+        try Validate.bitsPerSample(bits)
         switch format.tag {
         case FormatTag.pcm:
             // The sample container is a whole number of bytes; 12- or 20-bit samples sit in 16 or 24.

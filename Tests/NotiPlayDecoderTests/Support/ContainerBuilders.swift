@@ -59,7 +59,7 @@ struct WAVBuilder {
             w.u16(tag)
             w.u16(channels)
             w.u32(rate)
-            w.u32(rate * UInt32(align))  // bytes per second: informational
+            w.u32(rate &* UInt32(align))  // bytes per second: informational (wraps for absurd rates)
             w.u16(align)
             w.u16(bits)
             if let extra {
