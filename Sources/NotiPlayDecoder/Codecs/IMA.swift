@@ -23,15 +23,20 @@ package struct IMAChannelState {
         self.stepIndex = min(max(stepIndex, 0), 88)
     }
 
-    /// Expands one 4-bit code to the next 16-bit sample.
+    /// The signed difference a 4-bit code adds to the predictor at `step`, before the clamp.
     @inline(__always)
-    package mutating func expand(_ nibble: UInt8, steps: UnsafeBufferPointer<Int32>, adjust: UnsafeBufferPointer<Int32>) -> Int16 {
-        let step = steps[Int(stepIndex)]
+    package static func difference(_ nibble: UInt8, step: Int32) -> Int32 {
         var diff = step >> 3
         if nibble & 4 != 0 { diff += step }
         if nibble & 2 != 0 { diff += step >> 1 }
         if nibble & 1 != 0 { diff += step >> 2 }
-        predictor += nibble & 8 != 0 ? -diff : diff
+        return nibble & 8 != 0 ? -diff : diff
+    }
+
+    /// Expands one 4-bit code to the next 16-bit sample.
+    @inline(__always)
+    package mutating func expand(_ nibble: UInt8, steps: UnsafeBufferPointer<Int32>, adjust: UnsafeBufferPointer<Int32>) -> Int16 {
+        predictor += Self.difference(nibble, step: steps[Int(stepIndex)])
         predictor = min(max(predictor, -32768), 32767)
         stepIndex = min(max(stepIndex + adjust[Int(nibble)], 0), 88)
         return Int16(truncatingIfNeeded: predictor)
@@ -54,4 +59,101 @@ extension IMAChannelState {
             indexAdjust.withUnsafeBufferPointer { adjust in body(steps, adjust) }
         }
     }
+}
+
+/// The decode loops' form of the same expansion, with the arithmetic moved into tables.
+///
+/// Entry `stepIndex * 16 + nibble` ("row | nibble", the step index kept multiplied by 16) of
+/// `diffs` holds the signed difference `IMAChannelState.expand` would add, and of `nextRow` the
+/// clamped next step index × 16. Both are computed once from the reference form above (89 × 16
+/// entries each, 5.7 KB: they stay in L1), so a sample costs two loads, an add and the clamp
+/// instead of three tests, four shifts, a negation and a second clamp. Bit-identical by
+/// construction.
+struct IMATables {
+    let diffs: UnsafePointer<Int32>
+    /// The same differences divided by 32768 (exact), for `IMAFloatLane`.
+    let floatDiffs: UnsafePointer<Float>
+    let nextRow: UnsafePointer<Int32>
+
+    static let diffTable: [Int32] = (0..<89 * 16).map { entry in
+        IMAChannelState.difference(UInt8(entry % 16), step: IMAChannelState.stepTable[entry / 16])
+    }
+    static let floatDiffTable: [Float] = diffTable.map { Float($0) / 32768 }
+    static let nextRowTable: [Int32] = (0..<89 * 16).map { entry in
+        min(max(Int32(entry / 16) + IMAChannelState.indexAdjust[entry % 16], 0), 88) * 16
+    }
+
+    /// Runs `body` with the tables as raw pointers, fetched once per decode call: a static
+    /// array's accessor and its bounds checks stay out of the loop.
+    @inline(__always)
+    static func with<R>(_ body: (IMATables) -> R) -> R {
+        diffTable.withUnsafeBufferPointer { diffs in
+            floatDiffTable.withUnsafeBufferPointer { floatDiffs in
+                nextRowTable.withUnsafeBufferPointer { nextRow in
+                    body(IMATables(diffs: diffs.baseAddress!, floatDiffs: floatDiffs.baseAddress!, nextRow: nextRow.baseAddress!))
+                }
+            }
+        }
+    }
+}
+
+/// One IMA channel's state in a decode loop. Two forms: `IMAFloatLane` when decoding to Float,
+/// `IMAIntLane` otherwise; the loops are generic over this and specialize.
+protocol IMALane {
+    init(predictor: Int16, stepIndex: Int32)
+    /// Expands one nibble (0...15).
+    mutating func expand(_ nibble: UInt32, _ tables: IMATables)
+    /// The current sample as the output type.
+    func sample<S: DecodedSample>() -> S
+}
+
+/// Integer form: the predictor as Int32, clamped to Int16's range.
+struct IMAIntLane: IMALane {
+    var predictor: Int32
+    /// stepIndex × 16, always in 0...88 × 16.
+    var row: Int32
+
+    @inline(__always)
+    init(predictor: Int16, stepIndex: Int32) {
+        self.predictor = Int32(predictor)
+        row = min(max(stepIndex, 0), 88) * 16  // headers are hostile: clamp as IMAChannelState does
+    }
+
+    /// Wrapping arithmetic: every value is bounded (predictor within Int16, |diff| ≤ 61438), so
+    /// overflow checks would only cost time.
+    @inline(__always)
+    mutating func expand(_ nibble: UInt32, _ tables: IMATables) {
+        let entry = Int(row) | Int(nibble)
+        predictor = min(max(predictor &+ tables.diffs[entry], -32768), 32767)
+        row = tables.nextRow[entry]
+    }
+
+    @inline(__always)
+    func sample<S: DecodedSample>() -> S { S(sample16: Int16(truncatingIfNeeded: predictor)) }
+}
+
+/// Float form: the predictor kept as a Float already divided by 32768, so the output needs no
+/// conversion and the clamp is one maxss and one minss. Exact: every value is an integer below
+/// 2^17 over a power of two, which Float holds exactly, so adding and clamping here gives the
+/// very bits `Float(sample16:)` gives for the integer predictor. (No -0.0 arises: the table's
+/// zeros are +0.0 and x + -x is +0.0.)
+struct IMAFloatLane: IMALane {
+    var predictor: Float
+    var row: Int32
+
+    @inline(__always)
+    init(predictor: Int16, stepIndex: Int32) {
+        self.predictor = Float(sample16: predictor)
+        row = min(max(stepIndex, 0), 88) * 16
+    }
+
+    @inline(__always)
+    mutating func expand(_ nibble: UInt32, _ tables: IMATables) {
+        let entry = Int(row) | Int(nibble)
+        predictor = min(max(predictor + tables.floatDiffs[entry], -1.0), 32767.0 / 32768.0)
+        row = tables.nextRow[entry]
+    }
+
+    @inline(__always)
+    func sample<S: DecodedSample>() -> S { S(sampleFloat: predictor) }
 }

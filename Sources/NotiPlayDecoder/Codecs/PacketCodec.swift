@@ -2,15 +2,15 @@
 /// existential so each decode loop is specialized for its output type.
 enum PacketCodec {
     case linearPCM(LinearPCMFormat)
-    case g711(table: [Int16])
+    case g711(G711.Law)
     case imaADPCM
     case appleIMA4
 
     init(_ encoding: Encoding) {
         switch encoding {
         case .linearPCM(let format): self = .linearPCM(format)
-        case .muLaw: self = .g711(table: G711.muLawTable)
-        case .aLaw: self = .g711(table: G711.aLawTable)
+        case .muLaw: self = .g711(.mu)
+        case .aLaw: self = .g711(.a)
         case .imaADPCM: self = .imaADPCM
         case .appleIMA4: self = .appleIMA4
         }
@@ -27,8 +27,8 @@ enum PacketCodec {
         case .linearPCM(let format):
             LinearPCM.decode(format, bytes, sampleCount: wholePackets * channelCount, into: out)
             return wholePackets
-        case .g711(let table):
-            G711.decode(table: table, bytes, sampleCount: wholePackets * channelCount, into: out)
+        case .g711(let law):
+            G711.decode(law, bytes, sampleCount: wholePackets * channelCount, into: out)
             return wholePackets
         case .appleIMA4:
             AppleIMA4.decode(bytes, packetCount: wholePackets, channelCount: channelCount, into: out)
