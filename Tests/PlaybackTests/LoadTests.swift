@@ -113,6 +113,17 @@ import Testing
         #expect(outcomes.count == 0)
     }
 
+    /// finish() joined the render thread and its close() joined it again: undefined, and
+    /// AddressSanitizer aborted every `noti-play` run on it. close() after finish() is also fine.
+    @Test func finishThenCloseJoinsTheRenderThreadOnce() throws {
+        let engine = try Self.engine(voices: 2)
+        let outcomes = Outcomes()
+        let id = try Self.play(engine, Self.short, outcomes: outcomes)
+        engine.finish()
+        engine.close()
+        #expect(outcomes.of(id) == [.finished])
+    }
+
     /// 1,000 requests from 8 threads at once, a third of them cancelled, one in ten critical:
     /// every request that got an ID is answered exactly once, none that threw is, and the engine
     /// and every decoder are released afterwards.

@@ -90,5 +90,25 @@ final class JoinableThread {
         precondition(result == 0, "pthread_create failed: \(result)")
     }
 
-    func join() { pthread_join(thread, nil) }
+    private var joined = false
+    private let joinLock: UnsafeMutablePointer<pthread_mutex_t> = {
+        let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        pthread_mutex_init(lock, nil)
+        return lock
+    }()
+
+    deinit {
+        pthread_mutex_destroy(joinLock)
+        joinLock.deallocate()
+    }
+
+    /// Waits for the thread to end. Safe to call again, and from two threads at once: `finish()`
+    /// joins the render thread and then `close()` did too, and joining a joined thread is
+    /// undefined (AddressSanitizer aborts on it).
+    func join() {
+        pthread_mutex_lock(joinLock)
+        defer { pthread_mutex_unlock(joinLock) }
+        if !joined { pthread_join(thread, nil) }
+        joined = true
+    }
 }
