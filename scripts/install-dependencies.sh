@@ -14,7 +14,10 @@ packages=(
     libasound2-plugins   # ALSA's pulse plugin: the playback tests' route to PulseAudio
     pulseaudio           # a private server with a null sink gives the tests a real clock
     pulseaudio-utils     # parec records what the null sink played
+    stress-ng            # keeps every core busy while a long sound must still play without underrun
 )
+# Also used, from util-linux (Essential in Debian, always installed): prlimit bounds the memory
+# of `noti-play info` on malformed files, setpriv runs it as nobody on an unreadable file.
 
 missing=()
 for package in "${packages[@]}"; do

@@ -2,9 +2,13 @@
 # Runs every test: installs what the tests need, builds, then `swift test`.
 # The real-time playback tests (PulseTests) run on their own afterwards: they time playback
 # against a real clock, which other suites' ffmpeg and sox work would disturb on a small machine.
+# Last, scripts/robustness.sh: the load tests under ThreadSanitizer and AddressSanitizer, and
+# a short run of each fuzz target (about 5 minutes; NOTI_PLAY_SKIP_ROBUSTNESS=1 leaves it out
+# while iterating locally).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-dependencies.sh
 swift build --build-tests
 swift test --skip-build --skip PulseTests "$@"
 swift test --skip-build --filter PulseTests "$@"
+[ "${NOTI_PLAY_SKIP_ROBUSTNESS:-0}" = 1 ] || scripts/robustness.sh
