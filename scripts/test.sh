@@ -4,6 +4,9 @@
 # against a real clock, which other suites' ffmpeg and sox work would disturb on a small machine.
 # They get one more try when they fail, because a virtual machine's neighbours can take its CPU
 # for a moment; a second failure fails the run.
+# Last, scripts/robustness.sh: the load tests under ThreadSanitizer and AddressSanitizer, and
+# a short run of each fuzz target (about 5 minutes; NOTI_PLAY_SKIP_ROBUSTNESS=1 leaves it out
+# while iterating locally).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-dependencies.sh
@@ -14,3 +17,4 @@ if ! swift test --skip-build --filter PulseTests "$@"; then
     sleep 5
     swift test --skip-build --filter PulseTests "$@"
 fi
+[ "${NOTI_PLAY_SKIP_ROBUSTNESS:-0}" = 1 ] || scripts/robustness.sh

@@ -132,32 +132,83 @@ struct PlayCommand: ParsableCommand {
             sampleRate: Int(decoder.sampleRate.rounded()), channelCount: decoder.channelCount,
             formats: sampleFormat.map { [$0] } ?? DeviceSampleFormat.allCases,
             periodMicroseconds: Int(periodMs * 1000), periodsPerBuffer: periods)
+        // Every wait below has a deadline: a device that blocks (ALSA's file plugin on a FIFO
+        // nobody reads, a hung sound server) must end in a line and a status, never a hang.
+        // The signal watcher runs from here on, so SIGINT and SIGTERM work during those waits.
+        let engineForSignals = Mutex<PlaybackEngine?>(nil)
+        let wake = SignalWatcher.Semaphore()  // a device opened, the sound ended, or a signal
+        let watcher = SignalWatcher(signals) {
+            engineForSignals.withLock { $0 }?.stopAll()
+            wake.post()
+        }
+        func interrupted() -> Bool { watcher.receivedAt.load(ordering: .relaxed) != 0 }
+        func exitInterrupted() -> ExitCode { ExitCode(128 + (watcher.stop() ?? SIGTERM)) }
+
+        let opening = Mutex<Result<PlaybackEngine, ALSAError>?>(nil)
+        JoinableThread.detached {
+            let result = Result { () throws(ALSAError) in
+                try PlaybackEngine(device: device, request: pcmRequest, voiceCapacity: 1, drainWhenIdle: true, rampMilliseconds: rampMs)
+            }
+            opening.withLock { $0 = result }
+            wake.post()
+        }
+        let openDeadline = Deadline(seconds: Self.openTimeout)
+        while opening.withLock({ $0 == nil }) && !interrupted() {
+            if !wake.wait(until: openDeadline) { break }
+        }
+        if interrupted() { throw exitInterrupted() }
         let engine: PlaybackEngine
-        do {
-            engine = try PlaybackEngine(device: device, request: pcmRequest, voiceCapacity: 1, drainWhenIdle: true, rampMilliseconds: rampMs)
-        } catch {
+        switch opening.withLock({ $0 }) {
+        case .success(let opened)?:
+            engine = opened
+        case .failure(let error)?:
             Output.standardError("noti-play: \(error.description) (see --list-devices; choose one with --device)")
             throw ExitCode.failure
+        case nil:
+            Output.standardError("noti-play: audio device '\(device)': did not open within \(Int(Self.openTimeout)) s (it blocks: held by another program, or its server hangs)")
+            throw ExitCode.failure
         }
+        engineForSignals.withLock { $0 = engine }
 
         let outcome = Mutex<VoiceOutcome?>(nil)
-        let done = SignalWatcher.Semaphore()
         do {
             try engine.play(decoder, volume: volume, critical: isCritical) { result in
                 outcome.withLock { $0 = result }
-                done.post()
+                wake.post()
             }
         } catch {
             Output.failure(path, error.description)
             throw ExitCode.failure
         }
-        let watcher = SignalWatcher(signals) { engine.stopAll() }
+        if interrupted() { engine.stopAll() }  // a signal before the engine was known
         if let seconds {
             // A ringtone with --for: fade it out when the time is up; that is a normal end.
             SignalWatcher.after(seconds: seconds) { engine.stopAll() }
         }
-        done.wait()
-        engine.finish()  // returns once the tail has been heard
+        // The sound's length (a ringtone's --for, or none) plus a margin; after a signal, the
+        // fade plus a margin.
+        let expected = loops ? (seconds ?? .infinity) : (decoder.duration ?? .infinity)
+        let playDeadline = Deadline(seconds: expected + Self.stallTimeout)
+        while outcome.withLock({ $0 == nil }) {
+            let deadline = interrupted() ? Deadline(seconds: 1) : playDeadline
+            if !wake.wait(until: deadline) && outcome.withLock({ $0 == nil }) {
+                if interrupted() { throw exitInterrupted() }
+                Output.standardError("noti-play: audio device '\(device)': stopped taking sound (nothing played for \(Int(Self.stallTimeout)) s past the sound's end)")
+                throw ExitCode.failure
+            }
+        }
+        // Returns once the tail has been heard; a device that stops taking sound would keep it.
+        let drained = SignalWatcher.Semaphore()
+        JoinableThread.detached {
+            engine.finish()
+            drained.post()
+        }
+        let bufferSeconds = Double(engine.format.bufferFrames) / Double(engine.format.sampleRate)
+        if !drained.wait(until: Deadline(seconds: bufferSeconds + Self.stallTimeout)) {
+            if interrupted() { throw exitInterrupted() }
+            Output.standardError("noti-play: audio device '\(device)': stopped taking sound (its last \((bufferSeconds * 1000).fixed(0)) ms never played)")
+            throw ExitCode.failure
+        }
         let finished = monotonicNanoseconds()
         let interruption = watcher.stop()
 
@@ -181,6 +232,10 @@ struct PlayCommand: ParsableCommand {
             throw ExitCode(128 + (interruption ?? SIGTERM))
         }
     }
+
+    /// How long a device may take to open, and to take the sound beyond its own length.
+    static let openTimeout = 5.0
+    static let stallTimeout = 5.0
 
     private func report(_ engine: PlaybackEngine, duration: Double?, launched: UInt64, finished: UInt64, signalled: UInt64) {
         let f = engine.format
@@ -215,6 +270,18 @@ extension PlayCommand {
         sound.isRingtone = ringtone
         sound.criticalVolume = volume
         return sound
+    }
+}
+
+/// A moment on CLOCK_REALTIME (what sem_timedwait takes), `seconds` from now.
+struct Deadline {
+    var time: timespec
+    init(seconds: Double) {
+        time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        let nanoseconds = Int(time.tv_nsec) + Int((seconds.isFinite ? max(0, min(seconds, 1e6)) : 1e6) * 1e9)
+        time.tv_sec += nanoseconds / 1_000_000_000
+        time.tv_nsec = nanoseconds % 1_000_000_000
     }
 }
 

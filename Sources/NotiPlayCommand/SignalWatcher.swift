@@ -77,5 +77,13 @@ final class SignalWatcher: @unchecked Sendable {
         deinit { sem_destroy(semaphore); semaphore.deallocate() }
         func post() { sem_post(semaphore) }
         func wait() { while sem_wait(semaphore) != 0 && errno == EINTR {} }
+        /// Waits until posted (true) or until `deadline` passes (false).
+        func wait(until deadline: Deadline) -> Bool {
+            var time = deadline.time
+            while sem_timedwait(semaphore, &time) != 0 {
+                if errno != EINTR { return false }
+            }
+            return true
+        }
     }
 }

@@ -78,7 +78,10 @@ public final class PlaybackEngine: @unchecked Sendable {
     private let wake: UnsafeMutablePointer<sem_t>
     /// Posted by `play` and `close`: wakes an idle render thread.
     private let voiceStarted: UnsafeMutablePointer<sem_t>
-    private let state = Mutex(EngineState())
+    // A pthread mutex rather than Synchronization's Mutex: ThreadSanitizer (run on the load
+    // tests in CI) sees the pthread lock's ordering, and not the futex inside Mutex, so every
+    // access it guards was reported as a race. It is never taken on the render thread.
+    private let state = StateLock(EngineState())
     private let workerShutdown = Atomic<Bool>(false)
     private let nextID = Atomic<Int>(0)
 
@@ -435,6 +438,29 @@ public final class PlaybackEngine: @unchecked Sendable {
             return ended
         }
         for (record, outcome) in ended { record.onFinish(outcome) }
+    }
+}
+
+/// `EngineState` behind a pthread mutex (see `PlaybackEngine.state`).
+private final class StateLock<State: ~Copyable>: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private var value: State
+
+    init(_ value: consuming State) {
+        self.value = value
+        mutex = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func withLock<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
     }
 }
 

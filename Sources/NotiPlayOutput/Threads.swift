@@ -14,12 +14,31 @@ package func monotonicNanoseconds() -> UInt64 {
 /// render thread's scheduling policy is set on a thread it owns.)
 package final class JoinableThread {
     private var thread = pthread_t()
+    private var joined = false
+    private let joinLock: UnsafeMutablePointer<pthread_mutex_t> = {
+        let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        pthread_mutex_init(lock, nil)
+        return lock
+    }()
 
     package init(_ body: @escaping @Sendable () -> Void) {
         thread = Self.start(body)
     }
 
-    package func join() { pthread_join(thread, nil) }
+    deinit {
+        pthread_mutex_destroy(joinLock)
+        joinLock.deallocate()
+    }
+
+    /// Waits for the thread to end. Safe to call again, and from two threads at once: `finish()`
+    /// joins the render thread and then `close()` does too, and joining a joined thread is
+    /// undefined (AddressSanitizer aborts on it).
+    package func join() {
+        pthread_mutex_lock(joinLock)
+        defer { pthread_mutex_unlock(joinLock) }
+        if !joined { pthread_join(thread, nil) }
+        joined = true
+    }
 
     /// Runs `body` on a new thread that nobody joins.
     package static func detached(_ body: @escaping @Sendable () -> Void) {

@@ -337,7 +337,7 @@ struct MalformedInputTests {
 
     static let rates: [Case] = [
         .refused("CAF rate 1e300", .malformed, "sample rate", CAFBuilder().lpcm(bits: 16, rate: 1e300).data(pcmBE).bytes),
-        .refused("CAF rate 5e-324 (subnormal)", .malformed, "sample rate", CAFBuilder().lpcm(bits: 16, rate: 5e-324).data(pcmBE).bytes),
+        .refused("CAF rate 5e-324 (subnormal)", .malformed, "sample rate", CAFBuilder().lpcm(bits: 16, rate: .leastNonzeroMagnitude).data(pcmBE).bytes),
         .refused("CAF rate -0", .malformed, "sample rate", CAFBuilder().lpcm(bits: 16, rate: -0.0).data(pcmBE).bytes),
         .refused("CAF rate -infinity", .malformed, "sample rate", CAFBuilder().lpcm(bits: 16, rate: -.infinity).data(pcmBE).bytes),
         .refused("CAF rate signalling NaN", .malformed, "sample rate", CAFBuilder().lpcm(bits: 16, rate: .signalingNaN).data(pcmBE).bytes),

@@ -52,8 +52,37 @@ public final class PulseServer: @unchecked Sendable {
         ]
     }
 
+    /// Whether this server writes a pid file (a private server a test may kill).
+    private let killable: Bool
+
     private init() throws {
+        killable = false
         try start()
+    }
+
+    /// A server of the test's own, which it may kill (`kill(_:)`) without disturbing others.
+    public static func makePrivate() throws -> PulseServer {
+        try PulseServer(killable: true)
+    }
+
+    private init(killable: Bool) throws {
+        self.killable = killable
+        try start()
+    }
+
+    /// The daemon's process ID (private servers only: they write a pid file).
+    public var pid: pid_t? {
+        guard killable, let text = try? String(contentsOfFile: folder.file("run/pid"), encoding: .utf8) else { return nil }
+        return pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// Sends `signal` to a private server.
+    public func kill(_ signal: Int32) {
+        if let pid { Foundation.kill(pid, signal) }
+    }
+
+    deinit {
+        if killable { kill(SIGKILL) }
     }
 
     /// Starts the server again if it went away (it quits after 10 s without clients).
@@ -75,7 +104,7 @@ public final class PulseServer: @unchecked Sendable {
         // --exit-idle-time: it goes away by itself soon after the last test used it.
         let result = try TestTools.run("pulseaudio", [
             "-n", "-F", folder.file("default.pa"), "--daemonize=yes", "--exit-idle-time=10",
-            "--log-level=info", "--log-target=file:" + folder.file("pulseaudio.log"), "--use-pid-file=no",
+            "--log-level=info", "--log-target=file:" + folder.file("pulseaudio.log"), "--use-pid-file=\(killable ? "yes" : "no")",
         ], environment: [
             "PULSE_RUNTIME_PATH": folder.file("run"), "PULSE_STATE_PATH": folder.file("state"), "HOME": folder.path,
             // Without a session bus it would try to autolaunch one and stall for ~20 s.

@@ -48,7 +48,9 @@ enum CAF {
             case FourCC("data"):
                 guard data == nil else { throw .malformed("CAF file has more than one 'data' chunk") }
                 guard size >= 4 else { throw .malformed("CAF 'data' chunk size \(size) is invalid") }
-                let start = chunk.bodyOffset + 4  // skip the edit count
+                // Skip the edit count. A file cut inside it holds no audio: the data's place is then
+                // the end of the file, never past it (found by the CAF fuzz target).
+                let start = min(chunk.bodyOffset + 4, source.byteCount)
                 data = (start, Validate.clampedSize(offset: start, claimedSize: size == .max ? .max : size - 4, sourceSize: source.byteCount))
                 if size == .max || size > UInt64(source.byteCount - chunk.bodyOffset) {
                     truncated = size != .max

@@ -61,10 +61,12 @@ enum Mixer {
             summary.activeVoices += 1
             let frames = mixVoice(slot, into: mix, context: context)
             summary.framesWithSound = max(summary.framesWithSound, frames)
-            // Waking the worker every period would cost more than the mixing: only at half full.
-            let ring = slot.pointee.ring.readableFrames * 2 < slot.pointee.ring.capacityFrames
-                && !slot.pointee.endOfStream.load(ordering: .relaxed)
+            // Once this thread marked the voice finished, the worker may free the slot and `play`
+            // reset its ring at any moment: its ring is not read again (ThreadSanitizer found this).
             let ended = slot.pointee.phase.load(ordering: .relaxed) == VoicePhase.finished
+            // Waking the worker every period would cost more than the mixing: only at half full.
+            let ring = !ended && slot.pointee.ring.readableFrames * 2 < slot.pointee.ring.capacityFrames
+                && !slot.pointee.endOfStream.load(ordering: .relaxed)
             summary.decoderHasWork = summary.decoderHasWork || ring || ended
         }
         // The whole period: frames past the sound's end stay silent for a period written whole.

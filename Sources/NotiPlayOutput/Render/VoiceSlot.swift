@@ -16,6 +16,12 @@ enum VoicePhase {
 /// Slots are allocated once with the engine, so starting a sound allocates nothing the
 /// render thread sees.
 struct VoiceSlot: ~Copyable {
+    /// Render-owned while playing, set by `play` while preparing: the gain applied to the last frame mixed.
+    // First, not `phase`: ThreadSanitizer records a write through `pointee` at the slot's first
+    // byte, and `play` preparing a slot while the render thread reads its `phase` was reported
+    // as a race on `phase` although it never writes it without an atomic.
+    var currentGain: Float = 1
+    var isCritical = false
     let phase = Atomic<UInt8>(VoicePhase.free)
     /// Control → render: fade out and finish early.
     let stopRequested = Atomic<Bool>(false)
@@ -31,9 +37,6 @@ struct VoiceSlot: ~Copyable {
     let framesPlayed = Atomic<Int>(0)
 
     var ring: FrameRing
-    /// Render-owned: the gain applied to the last frame mixed.
-    var currentGain: Float = 1
-    var isCritical = false
 
     init(ringSamples: Int) {
         ring = FrameRing(storageSamples: ringSamples)

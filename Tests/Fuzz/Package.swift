@@ -1,0 +1,25 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// libFuzzer targets for the decoder and the encoder. A package of its own, so that a normal
+// `swift build` of noti-play never compiles them; scripts/fuzz.sh builds them with
+// `--sanitize=fuzzer --sanitize=address` and runs one.
+let package = Package(
+    name: "noti-play-fuzz",
+    dependencies: [.package(name: "noti-play", path: "../..")],
+    targets: [
+        // Decodes whatever it is given, with odd buffer sizes, as Float and as Int16.
+        .target(name: "FuzzSupport", dependencies: [.product(name: "NotiPlayDecoder", package: "noti-play")]),
+        .executableTarget(name: "FuzzWAV", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "FuzzAIFF", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "FuzzCAF", dependencies: ["FuzzSupport"]),
+        .executableTarget(
+            name: "FuzzRoundTrip",
+            dependencies: [
+                "FuzzSupport",
+                .product(name: "NotiPlayDecoder", package: "noti-play"),
+                .product(name: "NotiPlayEncoder", package: "noti-play"),
+            ]
+        ),
+    ]
+)

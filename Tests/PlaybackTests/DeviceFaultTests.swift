@@ -1,0 +1,146 @@
+import Foundation
+import NotiPlayTestSupport
+import Testing
+
+/// Devices that fail, as a user meets them: no sound card, a device that blocks, a sound server
+/// killed in the middle of a sound, a device that refuses the rate or the sample format.
+/// Each ends with one line and status 1 (or plays, converted, with status 0), never a hang.
+@Suite struct DeviceFaultTests {
+    let folder = TemporaryDirectory("device-faults")
+
+    func tone(_ name: String, seconds: Double, rate: Int = 44100, channels: Int = 2) throws -> String {
+        let path = folder.file(name)
+        try TestTools.runChecked("sox", [
+            "-n", "-r", String(rate), "-c", String(channels), "-b", "16", path, "synth", String(seconds), "sine", "440", "vol", "0.3",
+        ])
+        return path
+    }
+
+    /// Runs `noti-play ARGS` with `environment` and returns the status, stderr and seconds taken.
+    func notiPlay(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, stderr: String, seconds: Double) {
+        let start = Date()
+        let child = try ChildProcess(TestTools.notiPlay, arguments, environment: environment, in: folder)
+        let status = child.wait()
+        return (status, child.stderr, Date().timeIntervalSince(start))
+    }
+
+    func alsaConfig(_ name: String, _ text: String) throws -> [String: String] {
+        let path = folder.file(name)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return ["ALSA_CONFIG_PATH": path]
+    }
+
+    func oneLine(_ stderr: String) -> Bool { stderr.hasSuffix("\n") && stderr.dropLast().split(separator: "\n").count == 1 }
+
+    // MARK: No device
+
+    /// A container or server with no sound card and no sound server: ALSA knows no `default`.
+    @Test func noSoundCardAtAllIsOneLineWithAHint() throws {
+        let path = try tone("none.wav", seconds: 0.1)
+        let result = try notiPlay([path], environment: try alsaConfig("empty.conf", ""))
+        #expect(result.status == 1)
+        #expect(oneLine(result.stderr), "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("noti-play: audio device 'default': cannot open: No such file or directory (Unknown PCM default)"))
+        #expect(result.stderr.contains("--list-devices"))
+    }
+
+    // MARK: A device that blocks
+
+    /// ALSA's file plugin writing into a FIFO: with no reader its open blocks, as a device held
+    /// by another program that never lets go, or a server that accepts and never answers.
+    func fifoDevice(_ name: String) throws -> (fifo: String, environment: [String: String]) {
+        let fifo = folder.file("\(name).fifo")
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let environment = try alsaConfig("\(name).conf", """
+            pcm.!default { type file slave.pcm { type null } file "\(fifo)" format "raw" }
+            """)
+        return (fifo, environment)
+    }
+
+    @Test func aDeviceThatNeverOpensIsGivenUpAfterFiveSeconds() throws {
+        let path = try tone("blocked.wav", seconds: 0.2)
+        let device = try fifoDevice("noreader")
+        let result = try notiPlay([path], environment: device.environment)
+        #expect(result.status == 1)
+        #expect(oneLine(result.stderr), "\(result.stderr)")
+        #expect(result.stderr.contains("audio device 'default': did not open within 5 s"), "\(result.stderr)")
+        #expect(result.seconds >= 5 && result.seconds < 7, "took \(result.seconds) s")
+    }
+
+    /// The device opens and takes the first 64 KiB (the pipe's buffer), then nothing more: the
+    /// reader holds it and never reads.
+    @Test func aDeviceThatStopsTakingSoundIsGivenUpFiveSecondsPastTheSoundsEnd() throws {
+        let path = try tone("stalled.wav", seconds: 0.5)
+        let device = try fifoDevice("stalled")
+        let holder = try ChildProcess("sh", ["-c", "exec sleep 30 < '\(device.fifo)'"], in: folder)
+        defer { holder.signal(SIGKILL); holder.wait() }
+        let result = try notiPlay([path], environment: device.environment)
+        #expect(result.status == 1)
+        #expect(oneLine(result.stderr), "\(result.stderr)")
+        #expect(result.stderr.contains("audio device 'default': stopped taking sound"), "\(result.stderr)")
+        #expect(result.seconds >= 5.5 && result.seconds < 7.5, "took \(result.seconds) s")
+    }
+
+    @Test func sigintWhileTheDeviceBlocksEndsAtOnce() throws {
+        let path = try tone("interrupt.wav", seconds: 0.2)
+        let device = try fifoDevice("interrupt")
+        let child = try ChildProcess(TestTools.notiPlay, [path], environment: device.environment, in: folder)
+        usleep(500_000)
+        let signalled = Date()
+        child.signal(SIGINT)
+        #expect(child.wait() == 130)
+        #expect(Date().timeIntervalSince(signalled) < 0.5)
+        #expect(child.stderr.isEmpty, "\(child.stderr)")
+    }
+
+    // MARK: The sound server goes away
+
+    @Test func killingTheSoundServerMidSoundEndsWithOneLineAtOnce() throws {
+        let server = try PulseServer.makePrivate()
+        let pid = try #require(server.pid, "the private PulseAudio wrote no pid file")
+        let path = try tone("long.wav", seconds: 5)
+        let child = try ChildProcess(TestTools.notiPlay, [path], environment: server.environment, in: folder)
+        usleep(1_000_000)
+        let killed = Date()
+        kill(pid, SIGKILL)
+        let status = child.wait()
+        let after = Date().timeIntervalSince(killed)
+        #expect(status == 1, "\(child.stderr)")
+        #expect(after < 1, "noti-play took \(after) s to notice")
+        #expect(oneLine(child.stderr), "\(child.stderr)")
+        #expect(child.stderr.hasPrefix("noti-play: audio device 'default': stopped playing: "), "\(child.stderr)")
+    }
+
+    // MARK: Rates and formats the device does not take
+
+    /// PulseAudio plays up to 384 kHz; noti-play does not resample, so a 1 MHz sound is refused
+    /// with the rate the device offers instead.
+    @Test func aRateTheDeviceCannotPlayIsRefusedNamingTheNearestRate() throws {
+        let server = try PulseServer.makePrivate()
+        let path = try tone("megahertz.wav", seconds: 0.05, rate: 1_000_000, channels: 1)
+        let result = try notiPlay([path], environment: server.environment)
+        #expect(result.status == 1)
+        #expect(oneLine(result.stderr), "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("noti-play: audio device 'default': cannot play 1000000 Hz: its nearest rate is 384000 Hz"), "\(result.stderr)")
+    }
+
+    /// ALSA's `linear` plugin in front of an S16 device takes integer samples only: noti-play
+    /// falls back from FLOAT to S32 and plays; forced to FLOAT it is refused in one line.
+    @Test func aDeviceWithoutFloatGetsIntegersAndRefusesForcedFloat() throws {
+        let path = try tone("integers.wav", seconds: 0.1)
+        let capture = folder.file("integers.raw")
+        let environment = try alsaConfig("linear.conf", """
+            pcm.!default { type linear slave { pcm { type file slave.pcm { type null } file "\(capture)" format "raw" } format S16_LE } }
+            """)
+        let played = try notiPlay([path, "--verbose"], environment: environment)
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect(played.stderr.contains("device:      default: S32, 44100 Hz"), "\(played.stderr)")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: capture))
+        #expect(bytes.count == 4410 * 2 * 2)  // every frame reached the S16 device
+
+        let forced = try notiPlay([path, "--sample-format", "FLOAT"], environment: environment)
+        #expect(forced.status == 1)
+        #expect(oneLine(forced.stderr), "\(forced.stderr)")
+        #expect(forced.stderr.hasPrefix("noti-play: audio device 'default': cannot set the sample format: it takes none of FLOAT"), "\(forced.stderr)")
+    }
+}

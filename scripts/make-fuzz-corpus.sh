@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Writes the fuzz targets' seed corpora: small valid files (0.01 s at 8 kHz, a few hundred
+# bytes each) in every container and encoding, made by ffmpeg, sox and noti-play's own
+# `convert`, into Tests/Fuzz/Corpus/{WAV,AIFF,CAF,RoundTrip}. The result is committed; run this
+# again only to change the seeds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift build --product noti-play >/dev/null
+noti=.build/debug/noti-play
+out=Tests/Fuzz/Corpus
+rm -rf "$out"
+mkdir -p "$out"/{WAV,AIFF,CAF,RoundTrip}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Two channels of a short tone: the base every seed is converted from.
+ffmpeg -v error -f lavfi -i "aevalsrc=exprs=0.7*sin(2*PI*440*t)|0.5*sin(2*PI*660*t):s=8000:d=0.01" -c:a pcm_s16le "$work/base.wav"
+ffmpeg -v error -i "$work/base.wav" -ac 1 -c:a pcm_s16le "$work/mono.wav"
+
+ff() { ffmpeg -v error -i "$work/$1" "${@:3}" -y "$2"; }
+for src in base.wav mono.wav; do
+    tag=${src%.wav}
+    # WAV: RIFF, RF64, every encoding ffmpeg writes; sox for RIFX and IMA ADPCM with fact.
+    ff "$src" "$out/WAV/ffmpeg-$tag-s16.wav" -c:a pcm_s16le
+    ff "$src" "$out/WAV/ffmpeg-$tag-u8.wav" -c:a pcm_u8
+    ff "$src" "$out/WAV/ffmpeg-$tag-s24.wav" -c:a pcm_s24le
+    ff "$src" "$out/WAV/ffmpeg-$tag-f64.wav" -c:a pcm_f64le
+    ff "$src" "$out/WAV/ffmpeg-$tag-ima.wav" -c:a adpcm_ima_wav
+    ff "$src" "$out/WAV/ffmpeg-$tag-rf64.wav" -c:a pcm_s16le -rf64 always
+    sox "$work/$src" -e a-law "$out/WAV/sox-$tag-alaw.wav"
+    sox "$work/$src" -e ima-adpcm "$out/WAV/sox-$tag-ima.wav"
+    sox "$work/$src" -B -b 16 "$out/WAV/sox-$tag-rifx.wav"
+    sox "$work/$src" -e floating-point -b 32 -t wavpcm "$out/WAV/sox-$tag-f32-extensible.wav"
+    # AIFF and AIFF-C.
+    ff "$src" "$out/AIFF/ffmpeg-$tag-s16.aiff" -c:a pcm_s16be
+    ff "$src" "$out/AIFF/ffmpeg-$tag-s8.aiff" -c:a pcm_s8
+    ff "$src" "$out/AIFF/ffmpeg-$tag-ima4.aifc" -c:a adpcm_ima_qt
+    ff "$src" "$out/AIFF/ffmpeg-$tag-ulaw.aifc" -c:a pcm_mulaw
+    ff "$src" "$out/AIFF/ffmpeg-$tag-f32.aifc" -c:a pcm_f32be
+    ff "$src" "$out/AIFF/ffmpeg-$tag-sowt.aifc" -c:a pcm_s16le
+    sox "$work/$src" -b 24 "$out/AIFF/sox-$tag-s24.aiff"
+    # CAF.
+    ff "$src" "$out/CAF/ffmpeg-$tag-ima4.caf" -c:a adpcm_ima_qt
+    ff "$src" "$out/CAF/ffmpeg-$tag-s16le.caf" -c:a pcm_s16le
+    ff "$src" "$out/CAF/ffmpeg-$tag-f32be.caf" -c:a pcm_f32be
+    ff "$src" "$out/CAF/ffmpeg-$tag-alaw.caf" -c:a pcm_alaw
+    # noti-play's own writer: every form it writes, including pakt and fact.
+    for form in "caff ima4" "caff ulaw" "caff LEF32" "caff BEI24" "caff I8" "AIFC ima4" "AIFC alaw" "AIFC BEF64" \
+                "AIFF BEI16" "WAVE ima4" "WAVE ulaw" "WAVE UI8" "WAVE LEI32"; do
+        set -- $form
+        case $1 in caff) dir=CAF ext=caf ;; AIFC) dir=AIFF ext=aifc ;; AIFF) dir=AIFF ext=aiff ;; WAVE) dir=WAV ext=wav ;; esac
+        "$noti" convert "$work/$src" "$out/$dir/noti-play-$tag-$2.$ext" -f "$1" -d "$2"
+    done
+done
+# The round-trip target reads a form selector byte and 16-bit samples.
+python3 - "$out/RoundTrip" <<'PY'
+import math, struct, sys
+for form in range(42):
+    samples = [int(20000 * math.sin(i * (form + 1) / 7)) for i in range(6 * ((form % 5) + 1))]
+    with open(f"{sys.argv[1]}/form-{form:02d}", "wb") as f:
+        f.write(bytes([form]) + struct.pack(f"<{len(samples)}h", *samples))
+PY
+du -sh "$out"; ls "$out"/* | wc -l
