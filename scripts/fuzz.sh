@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (Tests/Fuzz, a package of its own) with AddressSanitizer and runs
 # one for a given time:  scripts/fuzz.sh TARGET SECONDS [libFuzzer options...]
-# TARGET is WAV, AIFF, CAF or RoundTrip (or FuzzWAV, ...). It starts from the committed seeds in
+# TARGET is WAV, AIFF, CAF, RoundTrip or Settings (or FuzzWAV, ...). It starts from the committed seeds in
 # Tests/Fuzz/Corpus/TARGET and adds what it finds to .build-fuzz/corpus/TARGET (not committed).
 # A crash leaves its input in .build-fuzz/crashes/ and the script exits non-zero: fix the bug,
 # then add the input as a regression test (Tests/NotiPlayDecoderTests/RegressionTests.swift).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-target=${1:?usage: scripts/fuzz.sh WAV|AIFF|CAF|RoundTrip SECONDS [libFuzzer options]}
+target=${1:?usage: scripts/fuzz.sh WAV|AIFF|CAF|RoundTrip|Settings SECONDS [libFuzzer options]}
 seconds=${2:?usage: scripts/fuzz.sh TARGET SECONDS}
 shift 2
 target=${target#Fuzz}

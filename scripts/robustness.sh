@@ -22,7 +22,7 @@ swift build --build-tests --sanitize=address --scratch-path .build-asan
 ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt:print_suppressions=0" \
     swift test --skip-build --sanitize=address --scratch-path .build-asan --filter "$filter"
 
-for target in WAV AIFF CAF RoundTrip; do
+for target in WAV AIFF CAF RoundTrip Settings; do
     echo "== Fuzzing $target for $seconds s" >&2
     log=.build-fuzz/$target.log
     mkdir -p .build-fuzz

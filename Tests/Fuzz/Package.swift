@@ -21,5 +21,7 @@ let package = Package(
                 .product(name: "NotiPlayEncoder", package: "noti-play"),
             ]
         ),
+        // The notification layer's text inputs: the configuration file, sound names, index.theme.
+        .executableTarget(name: "FuzzSettings", dependencies: [.product(name: "NotiPlay", package: "noti-play")]),
     ]
 )
