@@ -14,7 +14,6 @@ enum RenderThread {
         voiceStarted: UnsafeMutablePointer<sem_t>
     ) {
         context.pointee.realtime.store(requestRealtimeScheduling(), ordering: .relaxed)
-        let period = context.pointee.periodFrames
         let bytesPerFrame = context.pointee.deviceChannels * context.pointee.sampleFormat.bytesPerSample
         let buffer = UnsafeRawPointer(context.pointee.deviceBuffer)
 
