@@ -91,7 +91,7 @@ final class PCMDevice {
         guard Int(rate) == request.sampleRate else {
             // The mixer does not resample: playing at another rate would change pitch and speed.
             throw ALSAError(device: name, "cannot play \(request.sampleRate) Hz",
-                            reason: "its nearest rate is \(rate) Hz (a 'plughw:' or 'default' device converts)")
+                            reason: "its nearest rate is \(rate) Hz (a 'plughw:' device, or a sound server, converts rates)")
         }
 
         var period = snd_pcm_uframes_t(max(16, request.sampleRate * request.periodMicroseconds / 1_000_000))
