@@ -12,6 +12,17 @@ enum FileSystem {
         return text.isEmpty ? nil : text
     }
 
+    /// `$XDG_DATA_HOME`, by default `~/.local/share`.
+    static var dataHome: String {
+        environment("XDG_DATA_HOME") ?? ((environment("HOME") ?? "/") + "/.local/share")
+    }
+
+    /// `$XDG_DATA_DIRS` (absolute entries only), by default `/usr/local/share:/usr/share`.
+    static var dataDirectories: [String] {
+        (environment("XDG_DATA_DIRS") ?? "/usr/local/share:/usr/share")
+            .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+    }
+
     /// The canonical absolute path (symlinks resolved), or nil if it does not exist.
     static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }

@@ -18,9 +18,8 @@ public struct SoundLocator: Sendable {
 
     public init(appFolders: [String] = [], appID: String? = nil) {
         var folders = appFolders
-        let dataHome = FileSystem.environment("XDG_DATA_HOME") ?? ((FileSystem.environment("HOME") ?? "/") + "/.local/share")
-        let dataDirs = (FileSystem.environment("XDG_DATA_DIRS") ?? "/usr/local/share:/usr/share")
-            .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+        let dataHome = FileSystem.dataHome
+        let dataDirs = FileSystem.dataDirectories
         if let appID, (try? SoundName.validate(appID)) != nil {
             folders += ([dataHome] + dataDirs).map { $0.appendingPath("noti-play/apps/\(appID)/sounds") }
         }

@@ -1,3 +1,5 @@
+import NotiPlayOutput
+
 /// Sound lookup by the freedesktop Sound Theme and Sound Naming specifications.
 ///
 /// For a name such as `message-new-instant`, each candidate name (the name, then with its last
@@ -21,9 +23,8 @@ public struct SoundTheme: Sendable {
 
     public init(name: String = "freedesktop") {
         self.name = name
-        let dataHome = FileSystem.environment("XDG_DATA_HOME") ?? ((FileSystem.environment("HOME") ?? "/") + "/.local/share")
-        let dataDirs = (FileSystem.environment("XDG_DATA_DIRS") ?? "/usr/local/share:/usr/share")
-            .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+        let dataHome = FileSystem.dataHome
+        let dataDirs = FileSystem.dataDirectories
         baseFolders = ([dataHome] + dataDirs).map { $0.appendingPath("sounds") }
         locales = SoundTheme.localeVariants()
     }
@@ -132,11 +133,3 @@ struct ThemeIndex {
     }
 }
 
-extension StringProtocol {
-    func trimmingCharacters(in set: String) -> String {
-        var text = Substring(self)
-        while let first = text.first, set.contains(first) { text = text.dropFirst() }
-        while let last = text.last, set.contains(last) { text = text.dropLast() }
-        return String(text)
-    }
-}

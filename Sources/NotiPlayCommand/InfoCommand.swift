@@ -86,9 +86,3 @@ extension String {
     }
 }
 
-extension Error {
-    /// The one-line reason, whatever layer threw.
-    var message: String {
-        (self as? DecodingError)?.message ?? String(describing: self)
-    }
-}

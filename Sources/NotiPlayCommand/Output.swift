@@ -48,10 +48,6 @@ extension Double {
 }
 
 extension String {
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
-    }
-
     /// The text as a JSON string literal.
     var jsonQuoted: String {
         var out = "\""

@@ -28,3 +28,10 @@ public struct DecodingError: Error, Sendable, Hashable, CustomStringConvertible 
     static func unsupported(_ message: String) -> Self { .init(.unsupported, message) }
     static func truncated(_ message: String) -> Self { .init(.truncated, message) }
 }
+
+extension Error {
+    /// The one-line reason, whatever layer threw.
+    package var message: String {
+        (self as? DecodingError)?.message ?? String(describing: self)
+    }
+}

@@ -464,6 +464,3 @@ private final class StateLock<State: ~Copyable>: @unchecked Sendable {
     }
 }
 
-extension Error {
-    var message: String { (self as? DecodingError)?.message ?? String(describing: self) }
-}

@@ -32,11 +32,12 @@ public struct ALSAError: Error, Sendable, CustomStringConvertible {
     public var description: String { "audio device '\(device)': \(operation): \(reason)" }
 }
 
-extension String {
-    func trimmingCharacters(in set: Character) -> String {
+extension StringProtocol {
+    /// `self` without the characters of `set` at either end (without Foundation).
+    package func trimmingCharacters(in set: String) -> String {
         var text = Substring(self)
-        while text.first == set { text = text.dropFirst() }
-        while text.last == set { text = text.dropLast() }
+        while let first = text.first, set.contains(first) { text = text.dropFirst() }
+        while let last = text.last, set.contains(last) { text = text.dropLast() }
         return String(text)
     }
 }

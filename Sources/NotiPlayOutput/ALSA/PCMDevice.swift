@@ -120,28 +120,32 @@ final class PCMDevice {
             periodFrames: Int(period), bufferFrames: Int(buffer))
     }
 
+    // The real-time half: static functions on the raw handle, so the render thread goes through
+    // this wrapper without touching the object (or its reference count).
+
     /// Writes interleaved frames, blocking while the buffer is full.
     /// Returns the frames written, or a negative ALSA error code (-EPIPE is an underrun).
     @inline(__always)
-    func write(_ frames: UnsafeRawPointer, count: Int) -> Int {
-        snd_pcm_writei(handle, frames, snd_pcm_uframes_t(count))
+    static func write(_ pcm: OpaquePointer, _ frames: UnsafeRawPointer, count: Int) -> Int {
+        snd_pcm_writei(pcm, frames, snd_pcm_uframes_t(count))
     }
 
     /// Prepares the device again after an underrun (-EPIPE) or a suspend (-ESTRPIPE).
     /// Returns 0, or the error when it cannot be recovered.
-    func recover(_ code: Int32) -> Int32 {
-        snd_pcm_recover(handle, code, 1)
+    @inline(__always)
+    static func recover(_ pcm: OpaquePointer, _ code: Int32) -> Int32 {
+        snd_pcm_recover(pcm, code, 1)
     }
+
+    /// Makes a drained or stopped device ready to start again on the next write.
+    @inline(__always)
+    static func prepare(_ pcm: OpaquePointer) { snd_pcm_prepare(pcm) }
 
     /// Blocks until everything written has been played.
-    func drain() { snd_pcm_drain(handle) }
+    @inline(__always)
+    static func drain(_ pcm: OpaquePointer) { snd_pcm_drain(pcm) }
 
     /// Stops at once, discarding what has not been played.
-    func drop() { snd_pcm_drop(handle) }
-
-    /// Frames written but not yet heard, or nil when the device cannot tell.
-    func delay() -> Int? {
-        var frames: snd_pcm_sframes_t = 0
-        return snd_pcm_delay(handle, &frames) == 0 ? frames : nil
-    }
+    @inline(__always)
+    static func drop(_ pcm: OpaquePointer) { snd_pcm_drop(pcm) }
 }

@@ -52,9 +52,6 @@ struct FrameRing: ~Copyable {
         written.store(written.load(ordering: .relaxed) + frames, ordering: .releasing)
     }
 
-    var freeFrames: Int {
-        capacityFrames - (written.load(ordering: .relaxed) - consumed.load(ordering: .acquiring))
-    }
 
     // MARK: Consumer side (the render thread)
 

@@ -6,7 +6,7 @@ import Glibc
 /// The real-time loop: mix a period, wake the decoder, hand the period to ALSA, repeat.
 ///
 /// It touches only the preallocated context and the raw PCM handle: no Swift objects, no
-/// allocation, no locks, no logging. `snd_pcm_writei` blocks until the device has room,
+/// allocation, no locks, no logging. `PCMDevice.write` (snd_pcm_writei) blocks until the device has room,
 /// which is what paces the loop.
 enum RenderThread {
     static func run(
@@ -20,16 +20,16 @@ enum RenderThread {
         while !context.pointee.shutdown.load(ordering: .acquiring) {
             let summary = Mixer.renderPeriod(context)
             if summary.decoderHasWork { sem_post(wake) }
-            var frames = summary.framesWithSound
+            let frames = summary.framesWithSound
             if summary.activeVoices == 0 {
                 if context.pointee.drainWhenIdle.load(ordering: .acquiring) { break }
                 // Idle: let the tail play, then sleep until a sound starts. The PCM stays open
                 // and is prepared again on wake-up, so the next sound starts within a period
                 // (writing silence instead would spin on devices without a clock).
-                snd_pcm_drain(pcm)
+                PCMDevice.drain(pcm)
                 while sem_wait(voiceStarted) != 0 && errno == EINTR {}
                 while sem_trywait(voiceStarted) == 0 {}  // several sounds may have started
-                snd_pcm_prepare(pcm)
+                PCMDevice.prepare(pcm)
                 continue
             } else if frames == 0 {
                 // Every voice is waiting for its decoder. The device still holds up to a buffer
@@ -41,7 +41,7 @@ enum RenderThread {
             }
             var written = 0
             while written < frames {
-                let result = snd_pcm_writei(pcm, buffer + written * bytesPerFrame, snd_pcm_uframes_t(frames - written))
+                let result = PCMDevice.write(pcm, buffer + written * bytesPerFrame, count: frames - written)
                 if result >= 0 {
                     written += result
                     continue
@@ -52,9 +52,9 @@ enum RenderThread {
                     context.pointee.underruns.store(context.pointee.underruns.load(ordering: .relaxed) + 1, ordering: .relaxed)
                 }
                 // Underruns (-EPIPE) and suspends (-ESTRPIPE) recover; a vanished device does not.
-                if snd_pcm_recover(pcm, code, 1) < 0 {
+                if PCMDevice.recover(pcm, code) < 0 {
                     context.pointee.fatalError.store(code, ordering: .releasing)
-                    snd_pcm_drop(pcm)
+                    PCMDevice.drop(pcm)
                     return
                 }
             }
@@ -64,9 +64,9 @@ enum RenderThread {
         }
         context.pointee.lastWriteNanoseconds.store(monotonicNanoseconds(), ordering: .relaxed)
         if context.pointee.shutdown.load(ordering: .acquiring) {
-            snd_pcm_drop(pcm)
+            PCMDevice.drop(pcm)
         } else {
-            snd_pcm_drain(pcm)  // let the tail be heard
+            PCMDevice.drain(pcm)  // let the tail be heard
         }
     }
 
