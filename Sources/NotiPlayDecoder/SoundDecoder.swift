@@ -40,6 +40,11 @@ public final class SoundDecoder {
         try self.init(source: try FileByteSource(path: path))
     }
 
+    /// Decodes a file already opened (and checked) by ``RegularFile``.
+    public convenience init(file: RegularFile) throws(DecodingError) {
+        try self.init(source: FileByteSource(file: file))
+    }
+
     /// Decodes from bytes in memory (a daemon may be handed a sound rather than a path).
     public convenience init(bytes: [UInt8]) throws(DecodingError) {
         try self.init(source: MemoryByteSource(bytes))

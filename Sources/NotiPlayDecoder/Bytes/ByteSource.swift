@@ -47,42 +47,23 @@ public final class MemoryByteSource: ByteSource {
 
 /// A regular file read with `pread` into one reusable buffer.
 public final class FileByteSource: ByteSource {
-    private let descriptor: Int32
-    public let byteCount: Int
+    public let file: RegularFile
+    public var byteCount: Int { file.byteCount }
     private var buffer: UnsafeMutableRawBufferPointer
 
-    /// Opens `path` for reading. Only regular files are accepted: a directory, FIFO or device
-    /// would block or never end, and a notification sound is always a plain file.
-    public init(path: String) throws(DecodingError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw DecodingError(.io, FileByteSource.describeErrno(errno, "cannot open")) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            let code = errno
-            close(fd)
-            throw DecodingError(.io, FileByteSource.describeErrno(code, "cannot stat"))
-        }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            close(fd)
-            let kind: String
-            switch info.st_mode & S_IFMT {
-            case S_IFDIR: kind = "a directory"
-            case S_IFIFO: kind = "a FIFO"
-            case S_IFCHR, S_IFBLK: kind = "a device"
-            case S_IFSOCK: kind = "a socket"
-            default: kind = "not a regular file"
-            }
-            throw DecodingError(.io, "is \(kind), not a sound file")
-        }
-        descriptor = fd
-        byteCount = Int(info.st_size)
+    /// Reads `file`, opened once by ``RegularFile``.
+    public init(file: RegularFile) {
+        self.file = file
         buffer = .allocate(byteCount: 0, alignment: 16)
     }
 
-    deinit {
-        buffer.deallocate()
-        close(descriptor)
+    /// Opens `path` for reading. Only regular files are accepted: a directory, FIFO or device
+    /// would block or never end, and a notification sound is always a plain file.
+    public convenience init(path: String) throws(DecodingError) {
+        self.init(file: try RegularFile(path: path))
     }
+
+    deinit { buffer.deallocate() }
 
     public func withBytes<R>(
         at offset: Int, count: Int, _ body: (UnsafeRawBufferPointer) -> R
@@ -93,21 +74,12 @@ public final class FileByteSource: ByteSource {
             buffer.deallocate()
             buffer = .allocate(byteCount: wanted, alignment: 16)
         }
-        var filled = 0
-        while filled < wanted {
-            let n = pread(descriptor, buffer.baseAddress! + filled, wanted - filled, off_t(start + filled))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw DecodingError(.io, FileByteSource.describeErrno(errno, "read failed"))
-            }
-            if n == 0 { break }  // the file shrank since it was opened
-            filled += n
+        let filled = try file.read(into: buffer.baseAddress!, count: wanted, at: start)
+        // The length was fixed when the file was opened: fewer bytes now means it was cut while
+        // being read (a sound truncated while it plays), which must not pass for its end.
+        guard filled == wanted else {
+            throw DecodingError(.io, "the file was cut while it was read (\(start + filled) of \(byteCount) bytes are left)")
         }
         return body(UnsafeRawBufferPointer(rebasing: buffer[0..<filled]))
-    }
-
-    static func describeErrno(_ code: Int32, _ what: String) -> String {
-        guard let text = strerror(code) else { return "\(what) (errno \(code))" }
-        return "\(what): \(String(cString: text))"
     }
 }
