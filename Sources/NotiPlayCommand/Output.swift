@@ -7,8 +7,10 @@ import NotiPlayDecoder
 
 /// Writing to the terminal without Foundation: the command starts in a few milliseconds.
 enum Output {
+    /// Writes one line: control characters in it (from a path, a device name) are escaped, so
+    /// it stays one line and cannot steer the terminal.
     static func standardError(_ line: String) {
-        var text = line + "\n"
+        var text = PrintableText.escaped(line) + "\n"
         text.withUTF8 { bytes in
             var offset = 0
             while offset < bytes.count {
