@@ -1,3 +1,4 @@
+import NotiPlayDecoder
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -12,9 +13,19 @@ enum FileSystem {
         return text.isEmpty ? nil : text
     }
 
+    /// An XDG base-directory variable: the spec says a relative path is invalid and is ignored.
+    static func xdgFolder(_ name: String) -> String? {
+        environment(name).flatMap { $0.hasPrefix("/") ? $0 : nil }
+    }
+
     /// `$XDG_DATA_HOME`, by default `~/.local/share`.
     static var dataHome: String {
-        environment("XDG_DATA_HOME") ?? ((environment("HOME") ?? "/") + "/.local/share")
+        xdgFolder("XDG_DATA_HOME") ?? ((environment("HOME") ?? "/") + "/.local/share")
+    }
+
+    /// `$XDG_CONFIG_HOME`, by default `~/.config`.
+    static var configHome: String {
+        xdgFolder("XDG_CONFIG_HOME") ?? ((environment("HOME") ?? "/") + "/.config")
     }
 
     /// `$XDG_DATA_DIRS` (absolute entries only), by default `/usr/local/share:/usr/share`.
@@ -58,17 +69,16 @@ enum FileSystem {
             modified: Int64(info.st_mtim.tv_sec), modifiedNanoseconds: Int64(info.st_mtim.tv_nsec))
     }
 
-    static func readText(_ path: String, limit: Int = 1 << 20) -> String? {
-        guard let file = fopen(path, "r") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < limit {
-            let n = fread(&chunk, 1, chunk.count, file)
-            if n <= 0 { break }
-            bytes += chunk[0..<n]
+    /// A configuration or theme file's text, read through ``RegularFile`` (a FIFO or a device
+    /// in its place is refused, not waited on; a file over the size limit is refused whole).
+    /// nil when there is no such file; the one-line reason when it cannot be used.
+    static func readText(_ path: String) -> Result<String, DecodingError>? {
+        guard exists(path) else { return nil }
+        do {
+            return .success(try RegularFile(path: path, sizeLimit: RegularFile.textSizeLimit).readText())
+        } catch {
+            return .failure(error)
         }
-        return String(decoding: bytes.prefix(limit), as: UTF8.self)
     }
 
     /// The folder that holds the running executable.

@@ -1,3 +1,5 @@
+import NotiPlayDecoder
+
 /// A notification's sound, as `UNNotificationSound` describes it, for Linux.
 ///
 /// ```swift
@@ -15,7 +17,7 @@ public struct NotificationSound: Sendable, Hashable, CustomStringConvertible {
         /// A freedesktop Sound Naming name (`message-new-instant`), looked up in the sound theme.
         case themeName(String)
         /// A path, for trusted callers such as the command line.
-        case file(String)
+        case file(SoundPath)
     }
 
     public var source: Source
@@ -55,7 +57,9 @@ public struct NotificationSound: Sendable, Hashable, CustomStringConvertible {
     /// A sound from the freedesktop sound theme, by its Sound Naming name.
     public static func themeSound(_ name: String) -> Self { .init(source: .themeName(name)) }
     /// A sound file by path, for trusted callers.
-    public static func file(_ path: String) -> Self { .init(source: .file(path)) }
+    public static func file(_ path: String) -> Self { .init(source: .file(SoundPath(path))) }
+    /// A sound file by a path's bytes (a file name need not be UTF-8).
+    public static func file(bytes path: [UInt8]) -> Self { .init(source: .file(SoundPath(bytes: path))) }
 
     public var description: String {
         let what: String
@@ -63,8 +67,17 @@ public struct NotificationSound: Sendable, Hashable, CustomStringConvertible {
         case .systemDefault: what = isRingtone ? "the default ringtone" : isCritical ? "the default critical sound" : "the default sound"
         case .named(let name): what = "'\(name)'"
         case .themeName(let name): what = "theme sound '\(name)'"
-        case .file(let path): what = path
+        case .file(let path): what = path.description
         }
         return what + (isCritical ? " (critical, volume \(criticalVolume))" : "") + (isRingtone && source != .systemDefault ? " (ringtone)" : "")
     }
+}
+
+/// A file path as the file system knows it: bytes, which need not be UTF-8.
+public struct SoundPath: Sendable, Hashable, CustomStringConvertible {
+    public var bytes: [UInt8]
+    public init(_ path: String) { bytes = Array(path.utf8) }
+    public init(bytes: [UInt8]) { self.bytes = bytes }
+    /// The path for messages, control characters and bytes that are not UTF-8 escaped.
+    public var description: String { PrintableText.path(bytes) }
 }

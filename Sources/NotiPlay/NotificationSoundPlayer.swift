@@ -62,8 +62,8 @@ public final class NotificationSoundPlayer: Sendable {
         var engines: [EngineKey: PlaybackEngine] = [:]
         var idleSince: [EngineKey: UInt64] = [:]
         var active: [Int: (key: EngineKey, voice: VoiceID)] = [:]
-        var cache: [FileSystem.Identity: DecodedSound] = [:]
-        var cacheOrder: [FileSystem.Identity] = []
+        var cache: [FileIdentity: DecodedSound] = [:]
+        var cacheOrder: [FileIdentity] = []
         var cacheBytes = 0
         var closed = false
     }
@@ -79,8 +79,8 @@ public final class NotificationSoundPlayer: Sendable {
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         let loaded = configuration.policy.map { ($0, [String]()) } ?? SoundPolicy.load()
-        configurationWarnings = loaded.1
         let locator = SoundLocator(appFolders: configuration.appFolders, appID: configuration.appID)
+        configurationWarnings = loaded.1 + locator.warnings
         state = Mutex(State(resolver: SoundResolver(locator: locator, policy: loaded.0)))
     }
 
@@ -100,12 +100,12 @@ public final class NotificationSoundPlayer: Sendable {
         let id = PlaybackID(rawValue: nextID.add(1, ordering: .relaxed).newValue)
         let resolver = state.withLock { $0.resolver }
         let resolved = try resolver.resolve(sound, suppressSound: suppressSound)
-        guard case let .play(path, volume, loops, isCritical) = resolved.action else {
+        guard case let .play(file, volume, loops, isCritical) = resolved.action else {
             // Reported from a player thread like every other end, after `play` has returned.
             if case let .silent(reason) = resolved.action { JoinableThread.detached { completion(.silenced(reason)) } }
             return id
         }
-        let source = try source(for: path, loops: loops)
+        let source = try source(for: file, loops: loops)
         let key = EngineKey(rate: Int(source.sampleRate.rounded()), channels: max(2, source.channelCount))
         do {
             let engine = try engine(for: key)
@@ -169,15 +169,15 @@ public final class NotificationSoundPlayer: Sendable {
 
     /// A cached decode when the file has not changed since; otherwise the file, streamed, with
     /// what is decoded kept for the cache.
-    private func source(for path: String, loops: Bool) throws(NotificationSoundError) -> any FrameSource {
-        guard let identity = FileSystem.identity(path) else { return try SoundSources.open(path, loops: loops) }
+    private func source(for file: SoundFile, loops: Bool) throws(NotificationSoundError) -> any FrameSource {
+        let identity = file.file.identity
         if let cached = state.withLock({ $0.cache[identity] }) {
             return DecodedSoundSource(cached, loops: loops)
         }
-        return try SoundSources.open(path, loops: loops) { [weak self] sound in self?.remember(sound, as: identity) }
+        return try SoundSources.open(file, loops: loops) { [weak self] sound in self?.remember(sound, as: identity) }
     }
 
-    private func remember(_ sound: DecodedSound, as identity: FileSystem.Identity) {
+    private func remember(_ sound: DecodedSound, as identity: FileIdentity) {
         let bytes = sound.samples.count * MemoryLayout<Float>.size
         guard bytes <= configuration.cacheLimit else { return }
         state.withLock { state in

@@ -1,3 +1,8 @@
+import NotiPlayDecoder
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Where sound names are looked up, in order, and the rule that keeps a name inside them.
 ///
 /// 1. The app's own sound folders, as the embedding app names them (iOS: the app container's
@@ -10,17 +15,21 @@
 /// 5. noti-play's bundled sounds: `PREFIX/share/noti-play/sounds` beside the installed command,
 ///    or `Sounds/` of a source checkout.
 ///
-/// Symlinks: a folder may itself be a symlink (its target is then the folder). A name resolves
-/// only to a regular file whose real path lies inside its folder's real path, so a symlink
-/// inside a folder that points elsewhere is refused like `../`.
+/// Symlinks: a folder may itself be a symlink (its target is then the folder). The name is
+/// opened in the folder (`openat` on the folder's descriptor, O_NOFOLLOW), so a symlink inside a
+/// folder is refused like `../`, and the file that was checked is the file that plays.
 public struct SoundLocator: Sendable {
     public var folders: [String]
+    /// Why part of the request was not used (an app id that is not a valid name).
+    public private(set) var warnings: [String] = []
 
     public init(appFolders: [String] = [], appID: String? = nil) {
         var folders = appFolders
         let dataHome = FileSystem.dataHome
         let dataDirs = FileSystem.dataDirectories
-        if let appID, (try? SoundName.validate(appID)) != nil {
+        if let appID, let problem = SoundLocator.appIDProblem(appID) {
+            warnings.append("app id '\(SoundName.printable(appID))' is not used: \(problem)")
+        } else if let appID {
             folders += ([dataHome] + dataDirs).map { $0.appendingPath("noti-play/apps/\(appID)/sounds") }
         }
         folders.append(dataHome.appendingPath("noti-play/sounds"))
@@ -44,16 +53,27 @@ public struct SoundLocator: Sendable {
         return nil
     }()
 
-    /// The file for `name` in the first folder that holds it. Throws for a name that is not a
-    /// plain file name, and when no folder holds it.
-    public func locate(_ name: String) throws(NotificationSoundError) -> String {
+    /// Why `appID` cannot name a folder, or nil: it is used as one path component.
+    public static func appIDProblem(_ appID: String) -> String? {
+        do throws(NotificationSoundError) {
+            try SoundName.validate(appID)
+            return nil
+        } catch {
+            if case .invalidName(_, let why) = error { return why }
+            return error.description
+        }
+    }
+
+    /// The file for `name` in the first folder that holds it as a regular file, opened. Throws
+    /// for a name that is not a plain file name, and when no folder holds it.
+    public func locate(_ name: String) throws(NotificationSoundError) -> RegularFile {
         try SoundName.validate(name)
         for folder in folders {
-            guard let root = FileSystem.realPath(folder), FileSystem.isDirectory(root) else { continue }
-            guard let file = FileSystem.realPath(root.appendingPath(name)) else { continue }
-            // The resolved file must still be inside the folder: a symlink out of it is refused.
-            guard file.hasPrefix(root.hasSuffix("/") ? root : root + "/"), FileSystem.isRegularFile(file) else { continue }
-            return file
+            let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
+            guard directory >= 0 else { continue }
+            defer { close(directory) }
+            // A symlink, FIFO or folder under that name is skipped like a missing file.
+            if let file = try? RegularFile(path: Array(name.utf8), in: directory, links: .refuse) { return file }
         }
         throw .notFound(SoundName.printable(name), searched: folders)
     }

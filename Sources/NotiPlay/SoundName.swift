@@ -1,3 +1,5 @@
+import NotiPlayDecoder
+
 /// Checks a sound name from a notification before it comes near a file system path.
 ///
 /// A name is a file name, never a path: no `/`, no `..` or `.`, no NUL or control characters,
@@ -37,7 +39,10 @@ public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConv
     case playback(String)
     case attachment(String, String)
 
-    public var description: String {
+    /// One line: whatever a path or a device name holds, control characters are escaped.
+    public var description: String { PrintableText.escaped(text) }
+
+    private var text: String {
         switch self {
         case .invalidName(let name, let why): "sound name '\(name)' is refused: \(why)"
         case .notFound(let name, let searched):

@@ -1,3 +1,4 @@
+import NotiPlayDecoder
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -40,24 +41,26 @@ public struct SoundPolicy: Sendable, Equatable {
 
     /// The configuration file's path.
     public static var configurationPath: String {
-        let home = FileSystem.environment("XDG_CONFIG_HOME") ?? ((FileSystem.environment("HOME") ?? "/") + "/.config")
-        return home.appendingPath("noti-play/noti-play.conf")
+        FileSystem.configHome.appendingPath("noti-play/noti-play.conf")
     }
 
     /// Reads the user's configuration; a missing file gives the defaults. Lines that cannot be
     /// understood are skipped, each with a one-line warning.
     public static func load(from path: String = configurationPath) -> (policy: SoundPolicy, warnings: [String]) {
-        guard FileSystem.exists(path) else { return (SoundPolicy(), []) }
-        guard let text = FileSystem.readText(path, limit: 64 * 1024) else {
-            return (SoundPolicy(), ["\(path): cannot be read; using the defaults"])
+        switch FileSystem.readText(path) {
+        case nil: return (SoundPolicy(), [])
+        case .failure(let error)?: return (SoundPolicy(), ["\(path): \(error.message); using the defaults"])
+        case .success(let text)?: return parse(text, source: path)
         }
-        return parse(text, source: path)
     }
 
     public static func parse(_ text: String, source: String = "configuration") -> (policy: SoundPolicy, warnings: [String]) {
         var policy = SoundPolicy()
         var warnings: [String] = []
-        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // "\r\n" is one Character in Swift, and a newline: CRLF files split as LF files do.
+        // A UTF-8 byte-order mark (editors on other systems write one) is not part of the first key.
+        let body = text.unicodeScalars.first == "\u{FEFF}" ? String(text.unicodeScalars.dropFirst()) : text
+        for (number, rawLine) in body.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = (rawLine.firstIndex(of: "#").map { rawLine[..<$0] } ?? rawLine[...]).trimmingCharacters(in: " \t\r")
             if line.isEmpty { continue }
             let warn = { (why: String) in warnings.append("\(source):\(number + 1): \(why)") }
@@ -71,8 +74,10 @@ public struct SoundPolicy: Sendable, Equatable {
             case "do-not-disturb":
                 if let flag = Bool(value) { policy.doNotDisturb = flag } else { warn("do-not-disturb must be true or false") }
             case "quiet-hours":
-                if let window = parseWindow(value) { policy.quietHours = window }
-                else { warn("quiet-hours must be HH:MM-HH:MM, not '\(value)'") }
+                switch parseWindow(value) {
+                case .success(let window): policy.quietHours = window
+                case .failure(let problem): warn("quiet-hours must be HH:MM-HH:MM (00:00 to 24:00): \(problem.reason)")
+                }
             case "theme":
                 if (try? SoundName.validate(value)) != nil { policy.theme = value } else { warn("theme must be a theme's folder name") }
             case "default-sound": policy.defaultSound = value
@@ -84,15 +89,27 @@ public struct SoundPolicy: Sendable, Equatable {
         return (policy, warnings)
     }
 
-    static func parseWindow(_ text: String) -> (start: Int, end: Int)? {
-        let parts = text.split(separator: "-")
-        guard parts.count == 2, let start = minutes(parts[0]), let end = minutes(parts[1]) else { return nil }
-        return (start, end)
+    struct WindowProblem: Error { var reason: String }
+
+    /// `HH:MM-HH:MM`: hours of one or two digits, minutes of two, 24:00 only as the end; an
+    /// empty window (start = end) is refused rather than silently meaning "never".
+    static func parseWindow(_ text: String) -> Result<(start: Int, end: Int), WindowProblem> {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, let start = minutes(parts[0]), let end = minutes(parts[1]) else {
+            return .failure(WindowProblem(reason: "'\(text)' is not a window of that form"))
+        }
+        guard start < 24 * 60 else { return .failure(WindowProblem(reason: "a window cannot start at 24:00")) }
+        guard start != end else {
+            return .failure(WindowProblem(reason: "'\(text)' starts where it ends; for the whole day write 00:00-24:00"))
+        }
+        return .success((start, end))
     }
 
     static func minutes(_ text: Substring) -> Int? {
-        let parts = text.trimmingCharacters(in: " ").split(separator: ":")
-        guard parts.count == 2, let hours = Int(parts[0]), let minutes = Int(parts[1]),
+        let parts = text.trimmingCharacters(in: " ").split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
+              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              let hours = Int(parts[0]), let minutes = Int(parts[1]),
               (0...24).contains(hours), (0..<60).contains(minutes), hours * 60 + minutes <= 24 * 60 else { return nil }
         return hours * 60 + minutes
     }

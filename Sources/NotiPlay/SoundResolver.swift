@@ -4,7 +4,8 @@ import NotiPlayOutput
 /// A notification sound made concrete: the file to play and how, or why nothing plays.
 public struct ResolvedSound: Sendable, Equatable {
     public enum Action: Sendable, Equatable {
-        case play(path: String, volume: Float, loops: Bool, isCritical: Bool)
+        /// The sound, opened: what plays is the file that was checked.
+        case play(SoundFile, volume: Float, loops: Bool, isCritical: Bool)
         /// Nothing plays, for a reason a person can read ("quiet hours", "suppress-sound").
         case silent(String)
     }
@@ -44,45 +45,63 @@ public struct SoundResolver: Sendable {
         }
 
         var warnings: [String] = []
-        var path: String
+        var file: SoundFile
         switch sound.source {
         case .systemDefault:
-            path = defaultPath(for: sound, warnings: &warnings)
+            file = try defaultSound(for: sound, warnings: &warnings)
         case .named(let name):
-            path = try locator.locate(name)
+            file = SoundFile(try locator.locate(name), formats: .notificationSound)
         case .themeName(let name):
-            switch SoundTheme(name: policy.theme).lookup(name) {
-            case .file(let file)?: path = file
+            let theme = SoundTheme(name: policy.theme)
+            switch theme.lookup(name) {
+            case .file(let path)?: file = SoundFile(try Self.open(SoundPath(path)), formats: .themeSound)
             case .disabled?: return ResolvedSound(action: .silent("the sound theme switches '\(name)' off"))
-            case nil: throw .notFound(SoundName.printable(name), searched: SoundTheme(name: policy.theme).baseFolders)
+            case nil: throw .notFound(SoundName.printable(name), searched: theme.baseFolders)
             }
-        case .file(let file):
-            path = file
+        case .file(let path):
+            file = SoundFile(try Self.open(path), formats: .anyReadable)
         }
 
         // The 30-second rule: a long sound gives way to the default, never plays in full.
         if sound.source != .systemDefault {
-            let duration = try SoundSources.duration(of: path)
+            let duration = try SoundSources.duration(of: file)
             if duration >= maximumDuration {
-                warnings.append("\(path) lasts \(duration.oneDecimal) s; notification sounds must be shorter than \(Int(maximumDuration)) s, so the default sound plays instead")
-                path = defaultPath(for: sound, warnings: &warnings)
+                warnings.append("\(file.path) lasts \(duration.oneDecimal) s; notification sounds must be shorter than \(Int(maximumDuration)) s, so the default sound plays instead")
+                file = try defaultSound(for: sound, warnings: &warnings)
             }
         }
-        return ResolvedSound(action: .play(path: path, volume: volume, loops: sound.isRingtone, isCritical: sound.isCritical), warnings: warnings)
+        return ResolvedSound(action: .play(file, volume: volume, loops: sound.isRingtone, isCritical: sound.isCritical), warnings: warnings)
     }
 
-    /// The configured default for the sound's kind, else the bundled one.
-    func defaultPath(for sound: NotificationSound, warnings: inout [String]) -> String {
+    /// Opens a path the caller trusts (it may be a symlink), refusing what is not a regular file.
+    static func open(_ path: SoundPath) throws(NotificationSoundError) -> RegularFile {
+        do {
+            return try RegularFile(path: path.bytes)
+        } catch {
+            throw .unreadable(path.description, error.message)
+        }
+    }
+
+    /// The configured default for the sound's kind when it opens and decodes, else the bundled one.
+    func defaultSound(for sound: NotificationSound, warnings: inout [String]) throws(NotificationSoundError) -> SoundFile {
         let (configured, bundled) = sound.isRingtone
             ? (policy.ringtoneSound, "ringtone.caf")
             : sound.isCritical ? (policy.criticalSound, "critical.caf") : (policy.defaultSound, "default.caf")
         if let configured {
-            if FileSystem.isRegularFile(configured) { return configured }
-            warnings.append("\(configured): the configured sound is missing; using noti-play's own")
+            // Checked by decoding its header: a configured sound that cannot play must not turn a
+            // critical alert into silence.
+            do throws(NotificationSoundError) {
+                let file = SoundFile(try Self.open(SoundPath(configured)), formats: .anyReadable)
+                _ = try SoundSources.duration(of: file)
+                return file
+            } catch {
+                warnings.append("\(error.description): the configured sound cannot be played; using noti-play's own")
+            }
         }
         let folder = SoundLocator.bundledFolder ?? "Sounds"
         let file = folder.appendingPath(bundled)
-        return FileSystem.isRegularFile(file) ? file : folder.appendingPath("default.caf")
+        let path = FileSystem.isRegularFile(file) ? file : folder.appendingPath("default.caf")
+        return SoundFile(try Self.open(SoundPath(path)), formats: .notificationSound)
     }
 }
 

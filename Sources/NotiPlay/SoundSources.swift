@@ -1,34 +1,58 @@
 import CSndFile
 import NotiPlayDecoder
 import NotiPlayOutput
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Which formats a file may be played in, by who named it.
+public enum SoundFormats: Sendable, Equatable {
+    /// The formats a notification sound may have: WAV, AIFF/AIFC and CAF with Linear PCM, IMA
+    /// ADPCM, µ-law or A-law, decoded in Swift. For names from notifications (untrusted).
+    case notificationSound
+    /// Those, plus the Ogg Vorbis/Opus and FLAC files of the freedesktop sound theme (libsndfile).
+    case themeSound
+    /// Whatever libsndfile reads too: a path the user gave (command line, configuration).
+    case anyReadable
+}
+
+/// A sound file opened once (see ``RegularFile``), with the formats it may be decoded as. Every
+/// later step — the 30-second rule, decoding, playing — reads this descriptor.
+public struct SoundFile: Sendable, Equatable {
+    public let file: RegularFile
+    public let formats: SoundFormats
+    public init(_ file: RegularFile, formats: SoundFormats) {
+        self.file = file
+        self.formats = formats
+    }
+    /// The path, escaped for messages.
+    public var path: String { file.path }
+    public static func == (a: Self, b: Self) -> Bool { a.file === b.file && a.formats == b.formats }
+}
 
 /// Opens a sound file for playing: the pure-Swift decoder for WAV, AIFF/AIFC and CAF, and
-/// libsndfile for what it does not cover (Ogg Vorbis, Opus and FLAC theme sounds).
+/// libsndfile for what it does not cover, where the file's ``SoundFormats`` allow it.
 public enum SoundSources {
     /// `onDecoded`, if given, receives the whole decoded sound once it has been read to its end
     /// (pure-Swift formats only), for a cache.
     public static func open(
-        _ path: String, loops: Bool = false, onDecoded: (@Sendable (DecodedSound) -> Void)? = nil
+        _ sound: SoundFile, loops: Bool = false, onDecoded: (@Sendable (DecodedSound) -> Void)? = nil
     ) throws(NotificationSoundError) -> any FrameSource {
         do {
-            let decoder = try SoundDecoder(path: path)
+            let decoder = try SoundDecoder(file: sound.file)
             return RecordingDecoderSource(decoder, loops: loops, onComplete: onDecoded)
-        } catch where error.kind == .unknownContainer {
-            return try LibSndFileSource(path: path, loops: loops, notNative: error.message)
         } catch {
-            throw .unreadable(path, error.message)
+            return try LibSndFileSource(sound, loops: loops, declined: error)
         }
     }
 
     /// The sound's exact length in seconds, from its header.
-    public static func duration(of path: String) throws(NotificationSoundError) -> Double {
+    public static func duration(of sound: SoundFile) throws(NotificationSoundError) -> Double {
         do {
-            return try SoundDecoder(path: path).description.duration
-        } catch where error.kind == .unknownContainer {
-            let file = try LibSndFileSource(path: path, loops: false, notNative: error.message)
-            return Double(file.frameCount) / file.sampleRate
+            return try SoundDecoder(file: sound.file).description.duration
         } catch {
-            throw .unreadable(path, error.message)
+            let file = try LibSndFileSource(sound, loops: false, declined: error)
+            return Double(file.frameCount) / file.sampleRate
         }
     }
 }
@@ -42,16 +66,38 @@ final class LibSndFileSource: FrameSource {
     let frameCount: Int
     private let loops: Bool
 
-    /// `notNative` is why the pure-Swift decoder declined the file, for the error message.
-    init(path: String, loops: Bool, notNative: String) throws(NotificationSoundError) {
+    /// Opens `sound` through libsndfile, on a duplicate of its descriptor (never its path), if
+    /// its formats allow what the pure-Swift decoder `declined`.
+    init(_ sound: SoundFile, loops: Bool, declined: DecodingError) throws(NotificationSoundError) {
+        let fallbackAllowed = switch sound.formats {
+        case .notificationSound: false
+        case .themeSound: declined.kind == .unknownContainer
+        case .anyReadable: declined.kind == .unknownContainer || declined.kind == .unsupported
+        }
+        guard fallbackAllowed else {
+            let why = declined.kind == .unknownContainer
+                ? "\(declined.message) (a notification sound is WAV, AIFF/AIFC or CAF)" : declined.message
+            throw .unreadable(sound.path, why)
+        }
+        // libsndfile reads through the descriptor's offset, which a duplicate shares: start it at 0.
+        let descriptor = dup(sound.file.descriptor)
+        guard descriptor >= 0, lseek(descriptor, 0, SEEK_SET) == 0 else {
+            if descriptor >= 0 { Glibc.close(descriptor) }
+            throw .unreadable(sound.path, "\(declined.message), and it cannot be handed to libsndfile")
+        }
         var info = SF_INFO()
-        guard let file = sf_open(path, Int32(SFM_READ), &info) else {
-            throw .unreadable(path, "\(notNative), nor a format libsndfile reads")
+        guard let file = sf_open_fd(descriptor, Int32(SFM_READ), &info, 1) else {
+            throw .unreadable(sound.path, "\(declined.message), nor a format libsndfile reads")
+        }
+        let container = info.format & Int32(SF_FORMAT_TYPEMASK)
+        if sound.formats == .themeSound && container != Int32(SF_FORMAT_OGG) && container != Int32(SF_FORMAT_FLAC) {
+            sf_close(file)
+            throw .unreadable(sound.path, "\(declined.message); a theme sound is WAV, Ogg or FLAC")
         }
         guard info.channels >= 1, info.channels <= Int32(StreamDescription.maximumChannelCount),
-              info.samplerate >= 1, info.samplerate <= 1_536_000 else {
+              info.samplerate >= 1, info.samplerate <= 1_536_000, info.frames >= 0 else {
             sf_close(file)
-            throw .unreadable(path, "\(info.channels) channel(s) at \(info.samplerate) Hz cannot be played")
+            throw .unreadable(sound.path, "\(info.channels) channel(s) at \(info.samplerate) Hz cannot be played")
         }
         self.file = file
         sampleRate = Double(info.samplerate)
@@ -71,6 +117,8 @@ final class LibSndFileSource: FrameSource {
             sf_seek(file, 0, SEEK_SET)
             frames = Int(sf_readf_float(file, buffer.baseAddress, capacity))
         }
+        // Float files can hold NaN and infinities: they play as silence, never reach the mixer.
+        for index in 0..<frames * channelCount where !buffer[index].isFinite { buffer[index] = 0 }
         return frames
     }
 }

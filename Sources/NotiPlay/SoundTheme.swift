@@ -103,7 +103,7 @@ struct ThemeIndex {
     var profiles: [String: String] = [:]
 
     init?(_ themeFolder: String) {
-        guard let text = FileSystem.readText(themeFolder.appendingPath("index.theme"), limit: 64 * 1024) else { return nil }
+        guard case .success(let text)? = FileSystem.readText(themeFolder.appendingPath("index.theme")) else { return nil }
         var section = ""
         for rawLine in text.split(whereSeparator: \.isNewline) {
             let line = rawLine.trimmingCharacters(in: " \t")

@@ -81,16 +81,25 @@ struct PlayCommand: ParsableCommand {
         guard volume.isFinite, (0...1).contains(volume) else {
             throw ValidationError("--volume must be a number from 0.0 to 1.0 (got \(volume))")
         }
-        guard periodMs >= 1, periodMs <= 1000 else { throw ValidationError("--period-ms must be from 1 to 1000") }
+        guard periodMs.isFinite, periodMs >= 1, periodMs <= 1000 else { throw ValidationError("--period-ms must be from 1 to 1000") }
         guard (2...64).contains(periods) else { throw ValidationError("--periods must be from 2 to 64") }
+        guard rampMs.isFinite, rampMs >= 0.1, rampMs <= 1000 else { throw ValidationError("--ramp-ms must be from 0.1 to 1000") }
         let sources = [file != nil, named != nil, soundName != nil, playDefault || defaultCritical].filter { $0 }.count
         if sources == 0 && !listDevices && !ringtone {
             throw ValidationError("Name a sound to play (a FILE, --named, --sound-name, --default or --ringtone), or use --list-devices.")
         }
         if sources > 1 { throw ValidationError("Name one sound: a FILE, --named, --sound-name or --default.") }
-        if let seconds, !(seconds > 0 && seconds.isFinite) { throw ValidationError("--for must be a positive number of seconds") }
+        if let seconds, !(seconds.isFinite && seconds > 0 && seconds <= Self.longestRingtone) {
+            throw ValidationError("--for must be a number of seconds above 0 and at most \(Int(Self.longestRingtone))")
+        }
         if seconds != nil && !ringtone { throw ValidationError("--for goes with --ringtone") }
+        if let appID, let problem = SoundLocator.appIDProblem(appID) {
+            throw ValidationError("--app-id '\(appID)' cannot be used: \(problem)")
+        }
     }
+
+    /// The longest `--for`: a day.
+    static let longestRingtone = 86_400.0
 
     func run() throws {
         let launched = monotonicNanoseconds()
@@ -98,76 +107,30 @@ struct PlayCommand: ParsableCommand {
             for device in PlaybackDevices.list() { print(device.name.padding(toLength: 24) + device.description) }
             return
         }
-        // Before any thread exists, so every thread inherits the mask and only the signal
-        // thread below receives SIGINT and SIGTERM.
+        // The first thing: block SIGINT and SIGTERM before any thread exists (so every thread
+        // inherits the mask) and watch them on one thread. Until a sound plays there is nothing
+        // to fade, so a signal ends the process at once, whatever it is reading or waiting for.
         let signals = SignalWatcher.blockTerminationSignals()
-
-        let request = notificationSound()
-        let (policy, warnings) = SoundPolicy.load()
-        warnings.forEach { Output.standardError("noti-play: warning: " + $0) }
-        let resolver = SoundResolver(locator: SoundLocator(appFolders: soundsDirs, appID: appID), policy: policy)
-        let resolved: ResolvedSound
-        do {
-            resolved = try resolver.resolve(request)
-        } catch {
-            Output.standardError("noti-play: \(error.description)")
-            throw ExitCode.failure
-        }
-        resolved.warnings.forEach { Output.standardError("noti-play: warning: " + $0) }
-        guard case let .play(path, resolvedVolume, loops, isCritical) = resolved.action else {
-            if case let .silent(reason) = resolved.action { Output.standardError("noti-play: not playing \(request): \(reason)") }
-            return
-        }
-        // Critical sounds play at exactly --volume; others at --volume × the notification volume.
-        let volume = isCritical ? resolvedVolume : self.volume * resolvedVolume
-
-        let decoder: any FrameSource
-        do {
-            decoder = try SoundSources.open(path, loops: loops)
-        } catch {
-            Output.standardError("noti-play: \(error.description)")
-            throw ExitCode.failure
-        }
-        let pcmRequest = PCMRequest(
-            sampleRate: Int(decoder.sampleRate.rounded()), channelCount: decoder.channelCount,
-            formats: sampleFormat.map { [$0] } ?? DeviceSampleFormat.allCases,
-            periodMicroseconds: Int(periodMs * 1000), periodsPerBuffer: periods)
-        // Every wait below has a deadline: a device that blocks (ALSA's file plugin on a FIFO
-        // nobody reads, a hung sound server) must end in a line and a status, never a hang.
-        // The signal watcher runs from here on, so SIGINT and SIGTERM work during those waits.
         let engineForSignals = Mutex<PlaybackEngine?>(nil)
-        let wake = SignalWatcher.Semaphore()  // a device opened, the sound ended, or a signal
-        let watcher = SignalWatcher(signals) {
-            engineForSignals.withLock { $0 }?.stopAll()
+        let wake = SignalWatcher.Event()  // a device opened, the sound ended, or a signal
+        let watcher = SignalWatcher(signals) { signal in
+            guard let engine = engineForSignals.withLock({ $0 }) else { _exit(128 + signal) }
+            engine.stopAll()
             wake.post()
         }
         func interrupted() -> Bool { watcher.receivedAt.load(ordering: .relaxed) != 0 }
         func exitInterrupted() -> ExitCode { ExitCode(128 + (watcher.stop() ?? SIGTERM)) }
 
-        let opening = Mutex<Result<PlaybackEngine, ALSAError>?>(nil)
-        JoinableThread.detached {
-            let result = Result { () throws(ALSAError) in
-                try PlaybackEngine(device: device, request: pcmRequest, voiceCapacity: 1, drainWhenIdle: true, rampMilliseconds: rampMs)
-            }
-            opening.withLock { $0 = result }
-            wake.post()
-        }
-        let openDeadline = Deadline(seconds: Self.openTimeout)
-        while opening.withLock({ $0 == nil }) && !interrupted() {
-            if !wake.wait(until: openDeadline) { break }
-        }
-        if interrupted() { throw exitInterrupted() }
-        let engine: PlaybackEngine
-        switch opening.withLock({ $0 }) {
-        case .success(let opened)?:
-            engine = opened
-        case .failure(let error)?:
-            Output.standardError("noti-play: \(error.description) (see --list-devices; choose one with --device)")
-            throw ExitCode.failure
-        case nil:
-            Output.standardError("noti-play: audio device '\(device)': did not open within \(Int(Self.openTimeout)) s (it blocks: held by another program, or its server hangs)")
+        guard let (sound, volume, loops, isCritical) = try resolveSound() else { return }
+        let decoder: any FrameSource
+        do {
+            decoder = try SoundSources.open(sound, loops: loops)
+        } catch {
+            Output.standardError("noti-play: \(error.description)")
             throw ExitCode.failure
         }
+
+        let engine = try openDevice(for: decoder, wake: wake, interrupted: interrupted, exitInterrupted: exitInterrupted)
         engineForSignals.withLock { $0 = engine }
 
         let outcome = Mutex<VoiceOutcome?>(nil)
@@ -177,7 +140,7 @@ struct PlayCommand: ParsableCommand {
                 wake.post()
             }
         } catch {
-            Output.failure(path, error.description)
+            Output.failure(sound.path, error.description)
             throw ExitCode.failure
         }
         if interrupted() { engine.stopAll() }  // a signal before the engine was known
@@ -185,26 +148,17 @@ struct PlayCommand: ParsableCommand {
             // A ringtone with --for: fade it out when the time is up; that is a normal end.
             SignalWatcher.after(seconds: seconds) { engine.stopAll() }
         }
-        // The sound's length (a ringtone's --for, or none) plus a margin; after a signal, the
-        // fade plus a margin.
-        let expected = loops ? (seconds ?? .infinity) : (decoder.duration ?? .infinity)
-        let playDeadline = Deadline(seconds: expected + Self.stallTimeout)
-        while outcome.withLock({ $0 == nil }) {
-            let deadline = interrupted() ? Deadline(seconds: 1) : playDeadline
-            if !wake.wait(until: deadline) && outcome.withLock({ $0 == nil }) {
-                if interrupted() { throw exitInterrupted() }
-                Output.standardError("noti-play: audio device '\(device)': stopped taking sound (nothing played for \(Int(Self.stallTimeout)) s past the sound's end)")
-                throw ExitCode.failure
-            }
-        }
+        try waitWhilePlaying(engine, wake: wake, until: { outcome.withLock { $0 != nil } },
+                             interrupted: interrupted, exitInterrupted: exitInterrupted)
+
         // Returns once the tail has been heard; a device that stops taking sound would keep it.
-        let drained = SignalWatcher.Semaphore()
+        let drained = SignalWatcher.Event()
         JoinableThread.detached {
             engine.finish()
             drained.post()
         }
         let bufferSeconds = Double(engine.format.bufferFrames) / Double(engine.format.sampleRate)
-        if !drained.wait(until: Deadline(seconds: bufferSeconds + Self.stallTimeout)) {
+        if !drained.wait(seconds: bufferSeconds + Self.stallTimeout) {
             if interrupted() { throw exitInterrupted() }
             Output.standardError("noti-play: audio device '\(device)': stopped taking sound (its last \((bufferSeconds * 1000).fixed(0)) ms never played)")
             throw ExitCode.failure
@@ -222,7 +176,7 @@ struct PlayCommand: ParsableCommand {
         }
         switch outcome.withLock({ $0 }) {
         case .failed(let message)?:
-            Output.failure(path, message)
+            Output.failure(sound.path, message)
             throw ExitCode.failure
         case .finished? where interruption == nil:
             return
@@ -233,7 +187,98 @@ struct PlayCommand: ParsableCommand {
         }
     }
 
-    /// How long a device may take to open, and to take the sound beyond its own length.
+    /// The sound the options name, after the user's policy: nil when it is silenced (the reason
+    /// is printed). The volume is the one to play at: critical sounds at exactly --volume,
+    /// others at --volume × the notification volume.
+    private func resolveSound() throws -> (SoundFile, volume: Float, loops: Bool, isCritical: Bool)? {
+        let request = notificationSound()
+        let (policy, warnings) = SoundPolicy.load()
+        warnings.forEach { Output.standardError("noti-play: warning: " + $0) }
+        let resolver = SoundResolver(locator: SoundLocator(appFolders: soundsDirs, appID: appID), policy: policy)
+        let resolved: ResolvedSound
+        do {
+            resolved = try resolver.resolve(request)
+        } catch {
+            Output.standardError("noti-play: \(error.description)")
+            throw ExitCode.failure
+        }
+        resolved.warnings.forEach { Output.standardError("noti-play: warning: " + $0) }
+        switch resolved.action {
+        case let .play(file, resolvedVolume, loops, isCritical):
+            return (file, isCritical ? resolvedVolume : volume * resolvedVolume, loops, isCritical)
+        case let .silent(reason):
+            Output.standardError("noti-play: not playing \(request): \(reason)")
+            return nil
+        }
+    }
+
+    /// Opens the device on a thread of its own, with a deadline: a device that blocks (ALSA's
+    /// file plugin on a FIFO nobody reads, a hung sound server) ends in a line and a status.
+    private func openDevice(
+        for decoder: any FrameSource, wake: SignalWatcher.Event, interrupted: () -> Bool, exitInterrupted: () -> ExitCode
+    ) throws -> PlaybackEngine {
+        let pcmRequest = PCMRequest(
+            sampleRate: Int(decoder.sampleRate.rounded()), channelCount: decoder.channelCount,
+            formats: sampleFormat.map { [$0] } ?? DeviceSampleFormat.allCases,
+            periodMicroseconds: Int(periodMs * 1000), periodsPerBuffer: periods)
+        let opening = Mutex<Result<PlaybackEngine, ALSAError>?>(nil)
+        let (device, rampMs) = (self.device, self.rampMs)
+        JoinableThread.detached {
+            let result = Result { () throws(ALSAError) in
+                try PlaybackEngine(device: device, request: pcmRequest, voiceCapacity: 1, drainWhenIdle: true, rampMilliseconds: rampMs)
+            }
+            opening.withLock { $0 = result }
+            wake.post()
+        }
+        let openStarted = monotonicNanoseconds()
+        while opening.withLock({ $0 == nil }) && !interrupted() {
+            let left = Self.openTimeout - Double(monotonicNanoseconds() - openStarted) / 1e9
+            if left <= 0 || !wake.wait(seconds: left) { break }
+        }
+        if interrupted() { throw exitInterrupted() }
+        switch opening.withLock({ $0 }) {
+        case .success(let opened)?:
+            return opened
+        case .failure(let error)?:
+            Output.standardError("noti-play: \(error.description) (see --list-devices; choose one with --device)")
+            throw ExitCode.failure
+        case nil:
+            Output.standardError("noti-play: audio device '\(device)': did not open within \(Int(Self.openTimeout)) s (it blocks: held by another program, or its server hangs)")
+            throw ExitCode.failure
+        }
+    }
+
+    /// Waits for the sound to end. A device that takes no sound for `stallTimeout` ends the
+    /// wait with a line and status 1. "No sound taken" is judged by the engine's progress on
+    /// the monotonic clock, over many separate looks: a slow device, a busy machine, or the
+    /// process being stopped (SIGSTOP) and continued is not a stall.
+    private func waitWhilePlaying(
+        _ engine: PlaybackEngine, wake: SignalWatcher.Event, until ended: () -> Bool,
+        interrupted: () -> Bool, exitInterrupted: () -> ExitCode
+    ) throws {
+        let look = 0.25
+        var progress = engine.framesWritten
+        var looksWithoutProgress = 0
+        var signalledLooks = 0
+        while !ended() {
+            if wake.wait(seconds: look) { continue }
+            if interrupted() {
+                // The fade takes milliseconds; a device that cannot even take that is let go.
+                signalledLooks += 1
+                if Double(signalledLooks) * look >= 1 && !ended() { throw exitInterrupted() }
+                continue
+            }
+            let now = engine.framesWritten
+            looksWithoutProgress = now == progress ? looksWithoutProgress + 1 : 0
+            progress = now
+            if Double(looksWithoutProgress) * look >= Self.stallTimeout {
+                Output.standardError("noti-play: audio device '\(device)': stopped taking sound (nothing played for \(Int(Self.stallTimeout)) s)")
+                throw ExitCode.failure
+            }
+        }
+    }
+
+    /// How long a device may take to open, and to take no sound while it plays.
     static let openTimeout = 5.0
     static let stallTimeout = 5.0
 
@@ -262,7 +307,7 @@ extension PlayCommand {
     /// The sound the options name, as a notification would.
     func notificationSound() -> NotificationSound {
         var sound: NotificationSound
-        if let file { sound = .file(file) }
+        if let file { sound = .file(bytes: RawArguments.bytes(of: file)) }
         else if let named { sound = .named(named) }
         else if let soundName { sound = .themeSound(soundName) }
         else { sound = .default }
@@ -273,16 +318,7 @@ extension PlayCommand {
     }
 }
 
-/// A moment on CLOCK_REALTIME (what sem_timedwait takes), `seconds` from now.
-struct Deadline {
-    var time: timespec
-    init(seconds: Double) {
-        time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        let nanoseconds = Int(time.tv_nsec) + Int((seconds.isFinite ? max(0, min(seconds, 1e6)) : 1e6) * 1e9)
-        time.tv_sec += nanoseconds / 1_000_000_000
-        time.tv_nsec = nanoseconds % 1_000_000_000
-    }
-}
-
 extension DeviceSampleFormat: ExpressibleByArgument {}
+
+// TODO(merge): PlaybackEngine.framesWritten comes with the output branch.
+extension PlaybackEngine { var framesWritten: Int { 0 } }

@@ -12,7 +12,7 @@ final class SignalWatcher: @unchecked Sendable {
     private let received = Atomic<Int32>(0)
     /// CLOCK_MONOTONIC nanoseconds when the first signal arrived, or 0.
     let receivedAt = Atomic<UInt64>(0)
-    private let onSignal: @Sendable () -> Void
+    private let onSignal: @Sendable (Int32) -> Void
     private var signals: sigset_t
 
     /// Blocks SIGINT and SIGTERM in the calling thread and in every thread it creates later.
@@ -25,7 +25,7 @@ final class SignalWatcher: @unchecked Sendable {
         return set
     }
 
-    init(_ signals: sigset_t, onSignal: @escaping @Sendable () -> Void) {
+    init(_ signals: sigset_t, onSignal: @escaping @Sendable (Int32) -> Void) {
         self.signals = signals
         self.onSignal = onSignal
         let unmanaged = Unmanaged.passRetained(self).toOpaque()
@@ -46,7 +46,7 @@ final class SignalWatcher: @unchecked Sendable {
                     receivedAt.store(monotonicNanoseconds(), ordering: .relaxed)
                     received.store(signal, ordering: .relaxed)
                 }
-                onSignal()
+                onSignal(signal)
             }
         }
     }
@@ -70,19 +70,51 @@ final class SignalWatcher: @unchecked Sendable {
         }
     }
 
-    /// A POSIX semaphore, for waiting on a callback from another thread.
-    final class Semaphore: @unchecked Sendable {
-        private let semaphore = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
-        init() { sem_init(semaphore, 0, 0) }
-        deinit { sem_destroy(semaphore); semaphore.deallocate() }
-        func post() { sem_post(semaphore) }
-        func wait() { while sem_wait(semaphore) != 0 && errno == EINTR {} }
-        /// Waits until posted (true) or until `deadline` passes (false).
-        func wait(until deadline: Deadline) -> Bool {
-            var time = deadline.time
-            while sem_timedwait(semaphore, &time) != 0 {
-                if errno != EINTR { return false }
+    /// Something to wait for from another thread, with timeouts on CLOCK_MONOTONIC: a clock
+    /// step (NTP, the user setting the date) must not end or stretch a wait.
+    final class Event: @unchecked Sendable {  // the counter is only touched under the mutex
+        private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        private var posted = 0
+
+        init() {
+            var attributes = pthread_condattr_t()
+            guard pthread_mutex_init(mutex, nil) == 0, pthread_condattr_init(&attributes) == 0,
+                  pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC) == 0,
+                  pthread_cond_init(condition, &attributes) == 0 else {
+                fatalError("noti-play: cannot create a condition variable")  // only when out of resources at start
             }
+            pthread_condattr_destroy(&attributes)
+        }
+
+        deinit {
+            pthread_cond_destroy(condition)
+            pthread_mutex_destroy(mutex)
+            condition.deallocate()
+            mutex.deallocate()
+        }
+
+        func post() {
+            pthread_mutex_lock(mutex)
+            posted += 1
+            pthread_cond_signal(condition)
+            pthread_mutex_unlock(mutex)
+        }
+
+        /// Waits until posted (true, consuming the post) or `seconds` pass (false).
+        func wait(seconds: Double) -> Bool {
+            var deadline = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &deadline)
+            let nanoseconds = Int(deadline.tv_nsec) + Int(max(0, min(seconds, 1e6)) * 1e9)
+            deadline.tv_sec += nanoseconds / 1_000_000_000
+            deadline.tv_nsec = nanoseconds % 1_000_000_000
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            while posted == 0 {
+                if pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT { break }
+            }
+            guard posted > 0 else { return false }
+            posted -= 1
             return true
         }
     }

@@ -119,7 +119,7 @@ import Testing
         for bad in ["25:00-07:00", "7-8", "22:00", "aa:bb-cc:dd"] {
             let (parsed, warnings) = SoundPolicy.parse("quiet-hours = \(bad)")
             #expect(parsed.quietHours == nil)
-            #expect(warnings == ["configuration:1: quiet-hours must be HH:MM-HH:MM, not '\(bad)'"])
+            #expect(warnings == ["configuration:1: quiet-hours must be HH:MM-HH:MM (00:00 to 24:00): '\(bad)' is not a window of that form"])
         }
     }
 }
