@@ -98,7 +98,9 @@ public func noti_play_file(
     _ callback: NotiPlayCallback?, _ userData: UnsafeMutableRawPointer?, _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
 ) -> UInt64 {
     guard let path else { error?.pointee = strdup("no path given"); return 0 }
-    return play(context, .file(String(cString: path)), volume, flags, callback, userData, error)
+    // The path's bytes as they are: a file name need not be UTF-8.
+    let bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(path).assumingMemoryBound(to: UInt8.self), count: strlen(path)))
+    return play(context, .file(bytes: bytes), volume, flags, callback, userData, error)
 }
 
 @_cdecl("noti_play_name")
