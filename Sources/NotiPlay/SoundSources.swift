@@ -64,6 +64,8 @@ final class LibSndFileSource: FrameSource {
     let sampleRate: Double
     let channelCount: Int
     let frameCount: Int
+    /// libsndfile's SF_FORMAT_* word.
+    let format: Int32
     private let loops: Bool
 
     /// Opens `sound` through libsndfile, on a duplicate of its descriptor (never its path), if
@@ -103,6 +105,7 @@ final class LibSndFileSource: FrameSource {
         sampleRate = Double(info.samplerate)
         channelCount = Int(info.channels)
         frameCount = Int(info.frames)
+        format = info.format
         self.loops = loops
     }
 
@@ -120,5 +123,40 @@ final class LibSndFileSource: FrameSource {
         // Float files can hold NaN and infinities: they play as silence, never reach the mixer.
         for index in 0..<frames * channelCount where !buffer[index].isFinite { buffer[index] = 0 }
         return frames
+    }
+}
+
+/// What libsndfile says of a file the pure-Swift decoder declined, for `info` and `check`.
+public struct ForeignSoundDescription: Sendable, Equatable {
+    /// libsndfile's names: "FLAC (Free Lossless Audio Codec)", "Signed 16 bit PCM".
+    public var container: String
+    public var encoding: String
+    public var sampleRate: Int
+    public var channelCount: Int
+    public var frameCount: Int
+    public var duration: Double { Double(frameCount) / Double(sampleRate) }
+}
+
+extension SoundSources {
+    /// Describes a file only libsndfile reads, if its formats allow libsndfile (see
+    /// ``SoundFormats``); throws the same one-line refusal playing it would.
+    public static func foreignDescription(of sound: SoundFile, declined: DecodingError) throws(NotificationSoundError) -> ForeignSoundDescription {
+        let source = try LibSndFileSource(sound, loops: false, declined: declined)
+        return ForeignSoundDescription(
+            container: source.formatName(Int32(SFC_GET_FORMAT_MAJOR), mask: Int32(SF_FORMAT_TYPEMASK)),
+            encoding: source.formatName(Int32(SFC_GET_FORMAT_SUBTYPE), mask: Int32(SF_FORMAT_SUBMASK)),
+            sampleRate: Int(source.sampleRate), channelCount: source.channelCount, frameCount: source.frameCount)
+    }
+}
+
+extension LibSndFileSource {
+    /// libsndfile's name for the file's container or encoding.
+    fileprivate func formatName(_ command: Int32, mask: Int32) -> String {
+        var info = SF_FORMAT_INFO()
+        info.format = format & mask
+        guard sf_command(nil, command, &info, Int32(MemoryLayout<SF_FORMAT_INFO>.size)) == 0, let name = info.name else {
+            return "libsndfile format 0x\(String(info.format, radix: 16))"
+        }
+        return String(cString: name)
     }
 }
