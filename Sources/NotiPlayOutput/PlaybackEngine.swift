@@ -285,6 +285,12 @@ public final class PlaybackEngine: @unchecked Sendable {
     // MARK: Figures for --verbose and the tests
 
     public var underruns: Int { context.pointee.underruns.load(ordering: .relaxed) }
+    /// Frames handed to the device so far, over the engine's life (all voices mixed, so one
+    /// frame per frame of the stream). It grows while the device takes sound and stands still
+    /// while it takes none: a watchdog that sees no growth for a while knows the device stalled,
+    /// however long the sound or however slow (but working) the device. Read with relaxed
+    /// ordering: a recent value, not synchronised with anything else.
+    public var framesWritten: Int { context.pointee.framesWritten.load(ordering: .relaxed) }
     public var isRealtime: Bool { context.pointee.realtime.load(ordering: .relaxed) }
     /// CLOCK_MONOTONIC nanoseconds at which the first period was handed to ALSA, if it was.
     public var firstWriteNanoseconds: UInt64? {

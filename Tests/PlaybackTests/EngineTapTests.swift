@@ -185,4 +185,42 @@ final class ArrayFrameSource: FrameSource, @unchecked Sendable {
         let wrong = samples.indices.filter { samples[$0] != 0.5 }
         #expect(wrong.isEmpty, "\(wrong.count) samples are not 0.5, from \(wrong.first ?? 0): \(wrong.prefix(3).map { samples[$0] })")
     }
+
+    // MARK: Progress
+
+    /// `framesWritten` counts what the device took: it stands still while the device (a FIFO the
+    /// test does not read) takes nothing, grows as the test reads, and ends at the sound's length.
+    @Test func framesWrittenGrowsAsTheDeviceTakesSoundAndEndsAtTheSoundsLength() throws {
+        let device = try FIFODevice(in: folder, "progress")
+        let engine = try PlaybackEngine(
+            device: device.name, request: PCMRequest(sampleRate: 44100, channelCount: 2, formats: [.int16]),
+            drainWhenIdle: true)
+        #expect(engine.framesWritten == 0)
+        let frames = 44100  // 1 s of stereo S16: 176 KB, far more than the pipe and ALSA's buffer hold
+        let source = ArrayFrameSource(channels: 2, [Float](repeating: 0.25, count: 2 * frames))
+        let outcome = Locked<VoiceOutcome?>(nil)
+        try engine.play(source) { result in outcome.withLock { $0 = result } }
+        // Until the pipe is full and the render thread blocks on it.
+        var stalled = -1
+        while engine.framesWritten != stalled {
+            stalled = engine.framesWritten
+            usleep(200_000)
+        }
+        #expect(stalled > 0 && stalled < frames, "\(stalled) frames written to a full pipe")
+        let captured = device.readToEnd()
+        engine.finish()
+        let bytes = captured()
+        #expect(outcome.withLock { $0 } == .finished)
+        #expect(bytes.count == frames * 4)
+        #expect(engine.framesWritten == frames)
+    }
+
+    /// On a device without a clock, every frame of a short sound counts once.
+    @Test func framesWrittenEqualsTheFramesPlayed() throws {
+        let source = ArrayFrameSource(channels: 1, [Float](repeating: 0.5, count: 12345))
+        let played = try play(source, deviceChannels: 1, format: .float32, name: "count")
+        #expect(played.outcome == .finished)
+        #expect(played.bytes.count == 12345 * 4)
+        #expect(played.engine.framesWritten == 12345)
+    }
 }

@@ -25,6 +25,8 @@ struct RenderContext: ~Copyable {
     let starvedWaits = Atomic<Int>(0)
     /// Device underruns (-EPIPE from a write) recovered so far.
     let underruns = Atomic<Int>(0)
+    /// Frames ALSA accepted so far (only the render thread writes it).
+    let framesWritten = Atomic<Int>(0)
     /// The ALSA error that ended rendering, or 0.
     let fatalError = Atomic<Int32>(0)
     /// Whether the render thread got SCHED_FIFO.

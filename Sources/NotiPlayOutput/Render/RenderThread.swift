@@ -44,6 +44,9 @@ enum RenderThread {
                 let result = PCMDevice.write(pcm, buffer + written * bytesPerFrame, count: frames - written)
                 if result >= 0 {
                     written += result
+                    // Only this thread writes the counter, so a load and a store is an increment.
+                    context.pointee.framesWritten.store(
+                        context.pointee.framesWritten.load(ordering: .relaxed) + result, ordering: .relaxed)
                     continue
                 }
                 let code = Int32(result)
