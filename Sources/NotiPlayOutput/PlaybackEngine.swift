@@ -308,7 +308,9 @@ public final class PlaybackEngine: @unchecked Sendable {
     /// The ALSA error that stopped the device, if one did.
     public var deviceFailure: ALSAError? {
         let code = context.pointee.fatalError.load(ordering: .acquiring)
-        return code == 0 ? nil : ALSAError(device: format.device, "stopped playing", code: code)
+        if code == 0 { return nil }
+        // -EPIPE is fatal only when no underrun: the device wrote into a pipe whose reader left.
+        return ALSAError(device: format.device, code == -EPIPE ? "its output was closed" : "stopped playing", code: code)
     }
 
     // MARK: Internals

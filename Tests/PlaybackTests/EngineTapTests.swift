@@ -223,4 +223,34 @@ final class ArrayFrameSource: FrameSource, @unchecked Sendable {
         #expect(played.bytes.count == 12345 * 4)
         #expect(played.engine.framesWritten == 12345)
     }
+
+    // MARK: A device whose reader leaves
+
+    /// Whether SIGPIPE would end this process (its default action), as it would end a host daemon's.
+    static func sigpipeEndsTheProcess() -> Bool {
+        var disposition = sigaction()
+        return sigaction(SIGPIPE, nil, &disposition) == 0 && disposition.__sigaction_handler.sa_handler == nil
+    }
+
+    /// ALSA's file plugin writing into `true`, which reads nothing and exits: the write raises
+    /// SIGPIPE, which killed the host process. Now the voice fails with one line, the engine
+    /// reports the device failure, and SIGPIPE's disposition is left as the host set it.
+    @Test func aDeviceWhoseReaderLeftFailsTheVoiceAndSparesTheProcess() throws {
+        try #require(Self.sigpipeEndsTheProcess(), "SIGPIPE is not at its default: this test could not fail")
+        let device = "file:\"|true\""
+        let engine = try PlaybackEngine(
+            device: device, request: PCMRequest(sampleRate: 44100, channelCount: 1, formats: [.float32]),
+            drainWhenIdle: true)
+        let outcome = Locked<VoiceOutcome?>(nil)
+        // 1 s of FLOAT (176 KB): more than the pipe holds, so a write finds the reader gone.
+        try engine.play(ArrayFrameSource(channels: 1, [Float](repeating: 0.25, count: 44100))) { result in
+            outcome.withLock { $0 = result }
+        }
+        engine.finish()
+        let message = "audio device '\(device)': its output was closed: Broken pipe"
+        #expect(outcome.withLock { $0 } == .failed(message))
+        #expect(engine.deviceFailure?.description == message)
+        #expect(engine.framesWritten < 44100)
+        #expect(Self.sigpipeEndsTheProcess())
+    }
 }

@@ -14,6 +14,8 @@ enum RenderThread {
         voiceStarted: UnsafeMutablePointer<sem_t>
     ) {
         context.pointee.realtime.store(requestRealtimeScheduling(), ordering: .relaxed)
+        // A device writing into a pipe whose reader left must fail with EPIPE, not end the process.
+        BrokenPipeSignal.blockInThisThread()
         let bytesPerFrame = context.pointee.deviceChannels * context.pointee.sampleFormat.bytesPerSample
         let buffer = UnsafeRawPointer(context.pointee.deviceBuffer)
 
@@ -51,14 +53,18 @@ enum RenderThread {
                 }
                 let code = Int32(result)
                 if code == -EAGAIN { continue }
-                if code == -EPIPE {
-                    context.pointee.underruns.store(context.pointee.underruns.load(ordering: .relaxed) + 1, ordering: .relaxed)
-                }
-                // Underruns (-EPIPE) and suspends (-ESTRPIPE) recover; a vanished device does not.
-                if PCMDevice.recover(pcm, code) < 0 {
-                    context.pointee.fatalError.store(code, ordering: .releasing)
+                // Underruns and suspends recover; a vanished device or a closed pipe does not.
+                let recovery = PCMDevice.recover(pcm, code)
+                if recovery < 0 {
+                    // A write that raised SIGPIPE (blocked here, so left pending) went into a pipe
+                    // whose reader left, whatever code the plugin made of it (ALSA's file plugin: -EIO).
+                    let cause = BrokenPipeSignal.isPending() ? -EPIPE : recovery
+                    context.pointee.fatalError.store(cause, ordering: .releasing)
                     PCMDevice.drop(pcm)
                     return
+                }
+                if code == -EPIPE {
+                    context.pointee.underruns.store(context.pointee.underruns.load(ordering: .relaxed) + 1, ordering: .relaxed)
                 }
             }
             if frames > 0 && context.pointee.firstWriteNanoseconds.load(ordering: .relaxed) == 0 {
