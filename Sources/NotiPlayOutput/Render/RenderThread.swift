@@ -21,7 +21,7 @@ enum RenderThread {
 
         while !context.pointee.shutdown.load(ordering: .acquiring) {
             let summary = Mixer.renderPeriod(context)
-            if summary.decoderHasWork { sem_post(wake) }
+            if summary.decoderHasWork { RawSemaphore.post(wake) }
             let frames = summary.framesWithSound
             if summary.activeVoices == 0 {
                 if context.pointee.drainWhenIdle.load(ordering: .acquiring) { break }
@@ -29,8 +29,16 @@ enum RenderThread {
                 // and is prepared again on wake-up, so the next sound starts within a period
                 // (writing silence instead would spin on devices without a clock).
                 PCMDevice.drain(pcm)
-                while sem_wait(voiceStarted) != 0 && errno == EINTR {}
-                while sem_trywait(voiceStarted) == 0 {}  // several sounds may have started
+                if let failure = RawSemaphore.wait(voiceStarted) {
+                    // Never woken again: end, reported as the engine's failure, rather than
+                    // spin through drain and wait at full speed.
+                    context.pointee.fatalError.store(-failure, ordering: .releasing)
+                    PCMDevice.drop(pcm)
+                    return
+                }
+                // Several sounds may have started; EAGAIN (none left) ends the loop, as would an
+                // interruption, which only costs one more pass through here.
+                while sem_trywait(voiceStarted) == 0 {}
                 PCMDevice.prepare(pcm)
                 continue
             } else if frames == 0 {
