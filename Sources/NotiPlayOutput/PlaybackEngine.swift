@@ -224,8 +224,8 @@ public final class PlaybackEngine: @unchecked Sendable {
             slot.pointee.phase.store(VoicePhase.playing, ordering: .releasing)
             startThreads(&state)
         }
-        sem_post(wake)
-        sem_post(voiceStarted)
+        RawSemaphore.post(wake)
+        RawSemaphore.post(voiceStarted)
         return record.id
     }
 
@@ -258,7 +258,7 @@ public final class PlaybackEngine: @unchecked Sendable {
     /// closes the device. The engine plays nothing after this.
     public func finish() {
         context.pointee.drainWhenIdle.store(true, ordering: .releasing)
-        sem_post(voiceStarted)  // an idle render thread re-checks and ends
+        RawSemaphore.post(voiceStarted)  // an idle render thread re-checks and ends
         let render = state.withLock { $0.renderThread }
         render?.join()
         close()
@@ -273,10 +273,10 @@ public final class PlaybackEngine: @unchecked Sendable {
             return (state.renderThread, state.workerThread)
         }
         context.pointee.shutdown.store(true, ordering: .releasing)
-        sem_post(voiceStarted)  // an idle render thread is waiting for a sound
+        RawSemaphore.post(voiceStarted)  // an idle render thread is waiting for a sound
         render?.join()
         workerShutdown.store(true, ordering: .releasing)
-        sem_post(wake)
+        RawSemaphore.post(wake)
         worker?.join()
         reap(force: true)
         device.close()
@@ -285,6 +285,12 @@ public final class PlaybackEngine: @unchecked Sendable {
     // MARK: Figures for --verbose and the tests
 
     public var underruns: Int { context.pointee.underruns.load(ordering: .relaxed) }
+    /// Frames handed to the device so far, over the engine's life (all voices mixed, so one
+    /// frame per frame of the stream). It grows while the device takes sound and stands still
+    /// while it takes none: a watchdog that sees no growth for a while knows the device stalled,
+    /// however long the sound or however slow (but working) the device. Read with relaxed
+    /// ordering: a recent value, not synchronised with anything else.
+    public var framesWritten: Int { context.pointee.framesWritten.load(ordering: .relaxed) }
     public var isRealtime: Bool { context.pointee.realtime.load(ordering: .relaxed) }
     /// CLOCK_MONOTONIC nanoseconds at which the first period was handed to ALSA, if it was.
     public var firstWriteNanoseconds: UInt64? {
@@ -302,7 +308,9 @@ public final class PlaybackEngine: @unchecked Sendable {
     /// The ALSA error that stopped the device, if one did.
     public var deviceFailure: ALSAError? {
         let code = context.pointee.fatalError.load(ordering: .acquiring)
-        return code == 0 ? nil : ALSAError(device: format.device, "stopped playing", code: code)
+        if code == 0 { return nil }
+        // -EPIPE is fatal only when no underrun: the device wrote into a pipe whose reader left.
+        return ALSAError(device: format.device, code == -EPIPE ? "its output was closed" : "stopped playing", code: code)
     }
 
     // MARK: Internals
@@ -407,11 +415,11 @@ public final class PlaybackEngine: @unchecked Sendable {
             if context.pointee.fatalError.load(ordering: .acquiring) != 0 { reap(force: true) }
             // The render thread posts when a ring is half empty or a voice ended; the timeout is
             // only a safety net (rings hold about 190 ms, half of which is this wait's margin).
-            var deadline = timespec()
-            clock_gettime(CLOCK_REALTIME, &deadline)
-            deadline.tv_nsec += 50_000_000
-            if deadline.tv_nsec >= 1_000_000_000 { deadline.tv_sec += 1; deadline.tv_nsec -= 1_000_000_000 }
-            sem_timedwait(wake, &deadline)
+            if !RawSemaphore.wait(wake, nanoseconds: 50_000_000) {
+                // A wait that fails at once would make this loop spin: keep its pace without it.
+                var pause = timespec(tv_sec: 0, tv_nsec: 50_000_000)
+                nanosleep(&pause, nil)
+            }
         }
     }
 

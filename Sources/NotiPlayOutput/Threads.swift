@@ -61,3 +61,37 @@ package final class JoinableThread {
         return thread
     }
 }
+
+/// A POSIX semaphore's waits and posts, results checked, on a raw pointer (which the render
+/// thread may use: no reference counting, no allocation).
+enum RawSemaphore {
+    /// Waits until `semaphore` is posted, through interruptions by signal handlers. Returns the
+    /// errno if the wait failed otherwise (EINVAL: not a valid semaphore), which is never a post.
+    @inline(__always)
+    static func wait(_ semaphore: UnsafeMutablePointer<sem_t>) -> Int32? {
+        while sem_wait(semaphore) != 0 {
+            if errno != EINTR { return errno }
+        }
+        return nil
+    }
+
+    /// Waits until `semaphore` is posted or `nanoseconds` have passed (an interruption by a
+    /// signal handler ends it early too). Returns false only if the wait itself failed.
+    static func wait(_ semaphore: UnsafeMutablePointer<sem_t>, nanoseconds: Int) -> Bool {
+        // sem_timedwait takes a CLOCK_REALTIME deadline.
+        var deadline = timespec()
+        clock_gettime(CLOCK_REALTIME, &deadline)
+        deadline.tv_sec += nanoseconds / 1_000_000_000
+        deadline.tv_nsec += nanoseconds % 1_000_000_000
+        if deadline.tv_nsec >= 1_000_000_000 { deadline.tv_sec += 1; deadline.tv_nsec -= 1_000_000_000 }
+        if sem_timedwait(semaphore, &deadline) == 0 { return true }
+        return errno == ETIMEDOUT || errno == EINTR
+    }
+
+    /// Posts `semaphore`. Its failures need nothing done: EOVERFLOW means it already holds more
+    /// posts than will ever be waited for, EINVAL that there is no semaphore for anyone to wait on.
+    @inline(__always)
+    static func post(_ semaphore: UnsafeMutablePointer<sem_t>) {
+        _ = sem_post(semaphore)
+    }
+}

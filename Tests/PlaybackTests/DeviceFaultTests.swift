@@ -111,6 +111,31 @@ import Testing
         #expect(child.stderr.hasPrefix("noti-play: audio device 'default': stopped playing: "), "\(child.stderr)")
     }
 
+    // MARK: The device's reader goes away
+
+    /// ALSA's file plugin writing into a command that reads 100 bytes and exits: the next write
+    /// raised SIGPIPE, which ended noti-play without a word (status 141).
+    @Test func aDeviceWhoseReaderLeftIsOneLineAndStatusOne() throws {
+        let path = try tone("pipe.wav", seconds: 1)
+        let device = "file:\"|head -c 100 >/dev/null\""
+        let result = try notiPlay([path, "--device", device], environment: [:])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr == "noti-play: audio device '\(device)': its output was closed: Broken pipe\n")
+        #expect(result.seconds < 5, "took \(result.seconds) s")
+    }
+
+    /// The same through a FIFO whose reader takes 100 bytes and exits.
+    @Test func aFIFOWhoseReaderLeftIsOneLineAndStatusOne() throws {
+        let path = try tone("fifo-reader.wav", seconds: 1)
+        let device = try fifoDevice("leaving")
+        let reader = try ChildProcess("sh", ["-c", "exec head -c 100 < '\(device.fifo)' > /dev/null"], in: folder)
+        defer { reader.signal(SIGKILL); reader.wait() }
+        let result = try notiPlay([path], environment: device.environment)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr == "noti-play: audio device 'default': its output was closed: Broken pipe\n")
+        #expect(result.seconds < 5, "took \(result.seconds) s")
+    }
+
     // MARK: Rates and formats the device does not take
 
     /// PulseAudio plays up to 384 kHz; noti-play does not resample, so a 1 MHz sound is refused

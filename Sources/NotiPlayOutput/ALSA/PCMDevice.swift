@@ -60,8 +60,10 @@ final class PCMDevice {
     /// object (and its reference count) in real time.
     var rawHandle: OpaquePointer { handle! }
 
+    /// Closes the PCM. Plugins flush on close (the file plugin writes what it buffered), so a
+    /// reader that went away raises SIGPIPE on the closing thread: kept from the process.
     func close() {
-        if let handle { snd_pcm_close(handle) }
+        if let handle { BrokenPipeSignal.suppressed { _ = snd_pcm_close(handle) } }
         handle = nil
     }
 
@@ -130,11 +132,18 @@ final class PCMDevice {
         snd_pcm_writei(pcm, frames, snd_pcm_uframes_t(count))
     }
 
-    /// Prepares the device again after an underrun (-EPIPE) or a suspend (-ESTRPIPE).
-    /// Returns 0, or the error when it cannot be recovered.
+    /// Prepares the device again after an underrun (-EPIPE) or a suspend (-ESTRPIPE), and lets
+    /// an interrupted call (-EINTR) be retried. Returns 0, or the error when it cannot be recovered.
+    ///
+    /// -EPIPE is an underrun only if the PCM is in XRUN, -ESTRPIPE a suspend only if it is
+    /// SUSPENDED: a plugin writing into a pipe whose reader went away (ALSA's file plugin) also
+    /// returns -EPIPE, and "recovering" from that would write into the broken pipe forever.
     @inline(__always)
     static func recover(_ pcm: OpaquePointer, _ code: Int32) -> Int32 {
-        snd_pcm_recover(pcm, code, 1)
+        let state = snd_pcm_state(pcm)
+        if code == -EPIPE && state != SND_PCM_STATE_XRUN { return code }
+        if code == -ESTRPIPE && state != SND_PCM_STATE_SUSPENDED { return code }
+        return snd_pcm_recover(pcm, code, 1)
     }
 
     /// Makes a drained or stopped device ready to start again on the next write.

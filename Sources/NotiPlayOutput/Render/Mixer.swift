@@ -25,6 +25,8 @@ struct RenderContext: ~Copyable {
     let starvedWaits = Atomic<Int>(0)
     /// Device underruns (-EPIPE from a write) recovered so far.
     let underruns = Atomic<Int>(0)
+    /// Frames ALSA accepted so far (only the render thread writes it).
+    let framesWritten = Atomic<Int>(0)
     /// The ALSA error that ended rendering, or 0.
     let fatalError = Atomic<Int32>(0)
     /// Whether the render thread got SCHED_FIFO.
@@ -146,18 +148,29 @@ enum Mixer {
             let input = samples + frame * voiceChannels
             let output = mix + frame * deviceChannels
             if voiceChannels == deviceChannels {
-                for c in 0..<deviceChannels { output[c] += input[c] * gain }
+                for c in 0..<deviceChannels { output[c] += contribution(input[c] * gain) }
             } else if voiceChannels == 1 {
-                let value = input[0] * gain
+                let value = contribution(input[0] * gain)
                 for c in 0..<deviceChannels { output[c] += value }
             } else if deviceChannels == 1 {
                 var sum: Float = 0
                 for c in 0..<voiceChannels { sum += input[c] }
-                output[0] += sum / Float(voiceChannels) * gain
+                output[0] += contribution(sum / Float(voiceChannels) * gain)
             } else {
-                for c in 0..<shared { output[c] += input[c] * gain }
+                for c in 0..<shared { output[c] += contribution(input[c] * gain) }
             }
         }
         return gain
+    }
+
+    /// A voice's sample after its gain, made finite before it joins the mix: NaN (a hostile
+    /// sound, Inf × a gain of 0, Inf − Inf in a downmix) is silence, ±Inf the largest finite
+    /// value. So one voice cannot turn the others' samples into NaN, and the mix, a sum of finite
+    /// values, may overflow to ±Inf (clipped to full scale when converted) but is never NaN.
+    /// Finite values pass unchanged, bit for bit.
+    @_noAllocation @inline(__always)
+    static func contribution(_ scaledSample: Float) -> Float {
+        scaledSample == scaledSample
+            ? min(max(scaledSample, -.greatestFiniteMagnitude), .greatestFiniteMagnitude) : 0
     }
 }

@@ -14,12 +14,14 @@ enum RenderThread {
         voiceStarted: UnsafeMutablePointer<sem_t>
     ) {
         context.pointee.realtime.store(requestRealtimeScheduling(), ordering: .relaxed)
+        // A device writing into a pipe whose reader left must fail with EPIPE, not end the process.
+        BrokenPipeSignal.blockInThisThread()
         let bytesPerFrame = context.pointee.deviceChannels * context.pointee.sampleFormat.bytesPerSample
         let buffer = UnsafeRawPointer(context.pointee.deviceBuffer)
 
         while !context.pointee.shutdown.load(ordering: .acquiring) {
             let summary = Mixer.renderPeriod(context)
-            if summary.decoderHasWork { sem_post(wake) }
+            if summary.decoderHasWork { RawSemaphore.post(wake) }
             let frames = summary.framesWithSound
             if summary.activeVoices == 0 {
                 if context.pointee.drainWhenIdle.load(ordering: .acquiring) { break }
@@ -27,8 +29,16 @@ enum RenderThread {
                 // and is prepared again on wake-up, so the next sound starts within a period
                 // (writing silence instead would spin on devices without a clock).
                 PCMDevice.drain(pcm)
-                while sem_wait(voiceStarted) != 0 && errno == EINTR {}
-                while sem_trywait(voiceStarted) == 0 {}  // several sounds may have started
+                if let failure = RawSemaphore.wait(voiceStarted) {
+                    // Never woken again: end, reported as the engine's failure, rather than
+                    // spin through drain and wait at full speed.
+                    context.pointee.fatalError.store(-failure, ordering: .releasing)
+                    PCMDevice.drop(pcm)
+                    return
+                }
+                // Several sounds may have started; EAGAIN (none left) ends the loop, as would an
+                // interruption, which only costs one more pass through here.
+                while sem_trywait(voiceStarted) == 0 {}
                 PCMDevice.prepare(pcm)
                 continue
             } else if frames == 0 {
@@ -44,18 +54,25 @@ enum RenderThread {
                 let result = PCMDevice.write(pcm, buffer + written * bytesPerFrame, count: frames - written)
                 if result >= 0 {
                     written += result
+                    // Only this thread writes the counter, so a load and a store is an increment.
+                    context.pointee.framesWritten.store(
+                        context.pointee.framesWritten.load(ordering: .relaxed) + result, ordering: .relaxed)
                     continue
                 }
                 let code = Int32(result)
                 if code == -EAGAIN { continue }
-                if code == -EPIPE {
-                    context.pointee.underruns.store(context.pointee.underruns.load(ordering: .relaxed) + 1, ordering: .relaxed)
-                }
-                // Underruns (-EPIPE) and suspends (-ESTRPIPE) recover; a vanished device does not.
-                if PCMDevice.recover(pcm, code) < 0 {
-                    context.pointee.fatalError.store(code, ordering: .releasing)
+                // Underruns and suspends recover; a vanished device or a closed pipe does not.
+                let recovery = PCMDevice.recover(pcm, code)
+                if recovery < 0 {
+                    // A write that raised SIGPIPE (blocked here, so left pending) went into a pipe
+                    // whose reader left, whatever code the plugin made of it (ALSA's file plugin: -EIO).
+                    let cause = BrokenPipeSignal.isPending() ? -EPIPE : recovery
+                    context.pointee.fatalError.store(cause, ordering: .releasing)
                     PCMDevice.drop(pcm)
                     return
+                }
+                if code == -EPIPE {
+                    context.pointee.underruns.store(context.pointee.underruns.load(ordering: .relaxed) + 1, ordering: .relaxed)
                 }
             }
             if frames > 0 && context.pointee.firstWriteNanoseconds.load(ordering: .relaxed) == 0 {
