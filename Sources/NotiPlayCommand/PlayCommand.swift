@@ -319,6 +319,3 @@ extension PlayCommand {
 }
 
 extension DeviceSampleFormat: ExpressibleByArgument {}
-
-// TODO(merge): PlaybackEngine.framesWritten comes with the output branch.
-extension PlaybackEngine { var framesWritten: Int { 0 } }
