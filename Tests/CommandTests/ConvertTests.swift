@@ -373,3 +373,122 @@ struct OutputForm: Sendable, CustomStringConvertible {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["existing.wav"])
     }
 }
+
+/// Hostile conditions and faults: interruptions, the mode of a replaced file, a crash after the
+/// rename, inputs that are not files, names that are not UTF-8 or hold a newline.
+@Suite struct ConvertFaultTests {
+    let folder = TemporaryDirectory("convert-faults")
+    /// The children's stdout and stderr files, kept out of `folder`, whose listing is asserted.
+    let logs = TemporaryDirectory("convert-logs")
+
+    /// A minute of stereo 16-bit sound by ffmpeg (10 MB): written as LEF64 (42 MB), its
+    /// conversion takes about a second in a debug build, long enough to be interrupted mid-way.
+    static func longSource(in folder: TemporaryDirectory) throws -> String {
+        let path = folder.file("long.wav")
+        try TestTools.runChecked("ffmpeg", [
+            "-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=440:r=44100:d=60", "-ac", "2", "-c:a", "pcm_s16le", path,
+        ])
+        return path
+    }
+
+    func names(in folder: TemporaryDirectory) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+    }
+
+    /// Waits for `child` to end, at most `seconds` (a bound that catches a hang, not a timing
+    /// claim); a child still running then is killed and nil returned.
+    func status(of child: ChildProcess, within seconds: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            // WNOWAIT: only look; child.wait() reaps it (so its pid cannot be reused meanwhile).
+            var info = siginfo_t()
+            if waitid(P_PID, id_t(child.pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info._sifields._sigchld.si_pid == child.pid {
+                return child.wait()
+            }
+            usleep(2000)
+        }
+        child.signal(SIGKILL)
+        child.wait()
+        return nil
+    }
+
+    static func mode(_ path: String) -> mode_t {
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_mode & 0o7777 : 0
+    }
+
+    /// Converting over a file keeps its permission bits (0751 is no 0666 & ~umask whatever
+    /// the umask, so this fails if they are lost).
+    @Test(arguments: [0o640, 0o751, 0o600] as [mode_t])
+    func replacingAFileKeepsItsMode(mode: mode_t) throws {
+        let source = try ConvertSources.shared().path("stereo16.wav")
+        let out = folder.file("existing.caf")
+        try FileManager.default.copyItem(atPath: try ConvertSources.shared().path("ima4.caf"), toPath: out)
+        #expect(chmod(out, mode) == 0)
+        let result = try TestTools.run(TestTools.notiPlay, ["convert", source, out])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try SoundDecoder(path: out).description.encoding.afconvertName == "LEI16")  // replaced
+        #expect(String(Self.mode(out), radix: 8) == String(mode, radix: 8))
+        #expect(try names(in: folder) == ["existing.caf"])
+    }
+
+    /// As root, the replaced file's owner and group are kept too.
+    @Test(.enabled(if: geteuid() == 0, "only root may give a file to another user"))
+    func replacingAFileAsRootKeepsItsOwnerAndGroup() throws {
+        let source = try ConvertSources.shared().path("stereo16.wav")
+        let out = folder.file("theirs.wav")
+        try FileManager.default.copyItem(atPath: source, toPath: out)
+        #expect(chown(out, 65534, 65534) == 0 && chmod(out, 0o640) == 0)
+        let result = try TestTools.run(TestTools.notiPlay, ["convert", source, out, "-d", "LEF32"])
+        #expect(result.status == 0, "\(result.stderr)")
+        var info = stat()
+        #expect(stat(out, &info) == 0)
+        #expect(info.st_uid == 65534 && info.st_gid == 65534 && info.st_mode & 0o7777 == 0o640)
+        #expect(try SoundDecoder(path: out).description.encoding.afconvertName == "LEF32")
+    }
+
+    /// A new file gets 0666 less the umask, as any program's would.
+    @Test(arguments: [(0o027, 0o640), (0o002, 0o664), (0o077, 0o600)] as [(mode_t, mode_t)])
+    func aNewFileFollowsTheUmask(umask: mode_t, expected: mode_t) throws {
+        let source = try ConvertSources.shared().path("stereo16.wav")
+        let out = folder.file("new.wav")
+        let result = try TestTools.run("/bin/sh", [
+            "-c", "umask \(String(umask, radix: 8)) && exec \"$0\" convert \"$1\" \"$2\"", TestTools.notiPlay, source, out,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(String(Self.mode(out), radix: 8) == String(expected, radix: 8))
+    }
+
+    /// The written file is fsynced before the rename and its folder after it, so a crash cannot
+    /// leave an empty file under the final name. Only the system calls show this: strace
+    /// (Debian package `strace`) records them in order.
+    @Test func theDataReachesTheDiskBeforeTheRenameAndTheRenameAfter() throws {
+        let source = try ConvertSources.shared().path("stereo16.wav")
+        let out = folder.file("synced.wav")
+        let trace = logs.file("strace.log")
+        let result = try TestTools.run("strace", [
+            "-f", "-s", "4096", "-o", trace, "-e", "trace=openat,open,close,fsync,fdatasync,rename,renameat,renameat2",
+            TestTools.notiPlay, "convert", source, out,
+        ])
+        try #require(result.status == 0, "\(result.stderr)")
+        let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init)
+
+        func index(_ what: String, after start: Int = 0, _ matches: (String) -> Bool) throws -> Int {
+            try #require(lines.indices.dropFirst(start).first { matches(lines[$0]) }, "no \(what) in:\n\(lines.joined(separator: "\n"))")
+        }
+        func descriptor(_ line: String) -> String { String(line.split(separator: " = ").last ?? "") }
+
+        let temporaryPrefix = "\"\(folder.path)/.synced.wav.noti-play-"
+        let created = try index("temporary file created") { $0.contains("open") && $0.contains(temporaryPrefix) && $0.contains("O_CREAT") }
+        let file = descriptor(lines[created])
+        let synced = try index("fsync of the file", after: created) { $0.contains("sync(\(file))") && $0.hasSuffix(" = 0") }
+        let renamed = try index("rename", after: created) { $0.contains("rename") && $0.contains(temporaryPrefix) && $0.contains("\"\(out)\"") }
+        let closedBefore = lines[created..<renamed].contains { $0.contains("close(\(file))") }
+        #expect(synced < renamed)
+        #expect(closedBefore)
+        let folderOpened = try index("the folder opened", after: renamed) { $0.contains("\"\(folder.path)/\"") && $0.contains("O_DIRECTORY") }
+        let folderDescriptor = descriptor(lines[folderOpened])
+        _ = try index("fsync of the folder", after: folderOpened) { $0.contains("fsync(\(folderDescriptor))") && $0.hasSuffix(" = 0") }
+    }
+
+}
