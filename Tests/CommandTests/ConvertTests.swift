@@ -491,4 +491,53 @@ struct OutputForm: Sendable, CustomStringConvertible {
         _ = try index("fsync of the folder", after: folderOpened) { $0.contains("fsync(\(folderDescriptor))") && $0.hasSuffix(" = 0") }
     }
 
+    /// A FIFO or a device as input is refused at once with one line, instead of blocking.
+    @Test func aFIFOOrADeviceAsInputIsRefusedAtOnce() throws {
+        let fifo = folder.file("pipe.wav")
+        #expect(mkfifo(fifo, 0o644) == 0)
+        for (input, kind) in [(fifo, "a FIFO"), ("/dev/zero", "a device")] {
+            let child = try ChildProcess(TestTools.notiPlay, ["convert", input, folder.file("out.caf")], in: logs)
+            #expect(status(of: child, within: 20) == 1, "\(input) blocked")
+            #expect(child.stderr == "noti-play: \(input): is \(kind), not a regular file\n")
+        }
+        #expect(try names(in: folder) == ["pipe.wav"])
+    }
+
+    /// `$'\xe9t\xe9.wav'` (Latin-1, not UTF-8) converts to `$'\xe9t\xe9.caf'`, and a missing
+    /// one is named with its bytes escaped.
+    @Test func aNameThatIsNotUTF8Converts() throws {
+        let source = try ConvertSources.shared().path("stereo16.wav")
+        let input: [UInt8] = Array(folder.path.utf8) + [0x2F, 0xE9, 0x74, 0xE9] + Array(".wav".utf8)
+        let output: [UInt8] = Array(folder.path.utf8) + [0x2F, 0xE9, 0x74, 0xE9] + Array(".caf".utf8)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: source))
+        let fd = open(input.map { CChar(bitPattern: $0) } + [0], O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        try #require(fd >= 0)
+        #expect(bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count)
+        close(fd)
+
+        // The shell's printf makes the bytes: the test's own argv would have to be UTF-8.
+        let script = "cd \"$1\" && exec \"$0\" convert \"$(printf '\\351t\\351.wav')\" \"$(printf '\\351t\\351.caf')\""
+        let result = try TestTools.run("/bin/sh", ["-c", script, TestTools.notiPlay, folder.path])
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
+        let converted = try SoundDecoder(file: RegularFile(path: output))
+        #expect(converted.description.container == .caf)
+        #expect(try converted.readAll() == SoundDecoder(path: source).readAll())
+
+        let missing = "cd \"$1\" && exec \"$0\" convert \"$(printf '\\351-missing.wav')\" out.caf"
+        let refused = try TestTools.run("/bin/sh", ["-c", missing, TestTools.notiPlay, folder.path])
+        #expect(refused.status == 1)
+        #expect(refused.stderr == "noti-play: \\xE9-missing.wav: cannot open: No such file or directory\n")
+    }
+
+    /// A newline in a path is shown as `\n`: the message stays one line.
+    @Test func aNewlineInAPathStaysInOneLine() throws {
+        let source = try ConvertSources.shared().path("stereo16.wav")
+        let missing = try TestTools.run(TestTools.notiPlay, ["convert", folder.file("a\nb.wav"), folder.file("out.caf")])
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "noti-play: \(folder.path)/a\\nb.wav: cannot open: No such file or directory\n")
+        let unwritable = try TestTools.run(TestTools.notiPlay, ["convert", source, folder.file("x\ny/out.caf")])
+        #expect(unwritable.status == 1)
+        #expect(unwritable.stderr == "noti-play: \(folder.path)/x\\ny/out.caf: cannot create: No such file or directory\n")
+        #expect(try names(in: folder).isEmpty)
+    }
 }
