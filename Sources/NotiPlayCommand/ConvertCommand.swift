@@ -36,11 +36,13 @@ struct ConvertCommand: ParsableCommand {
     var dataFormat: String?
 
     func run() throws {
+        // Before the output's temporary file exists, so no interruption can leave it behind.
+        let signals = HeldSignals()
         do throws(ConvertFailure) {
-            try convert()
+            try convert(checkingFor: signals)
         } catch {
             Output.standardError("noti-play: " + (error.path.map { "\($0): " } ?? "") + error.message)
-            throw ExitCode.failure
+            throw ExitCode(error.status)
         }
     }
 
@@ -48,9 +50,15 @@ struct ConvertCommand: ParsableCommand {
     struct ConvertFailure: Error {
         var path: String?
         var message: String
+        var status = ExitCode.failure.rawValue
+
+        /// A signal ended the conversion: the shell's 128 + signal, as if it had killed us.
+        static func interrupted(by signal: Int32, output: String) -> Self {
+            .init(path: output, message: "not written: interrupted by \(HeldSignals.name(signal))", status: 128 + signal)
+        }
     }
 
-    private func convert() throws(ConvertFailure) {
+    private func convert(checkingFor signals: HeldSignals) throws(ConvertFailure) {
         // The paths' bytes as typed (a name need not be UTF-8); shown escaped.
         let inputPath = RawArguments.bytes(of: input)
         let outputPath = RawArguments.bytes(of: output)
@@ -79,6 +87,10 @@ struct ConvertCommand: ParsableCommand {
         let chunkFrames = 4096
         var frames = [Float](repeating: 0, count: chunkFrames * source.channelCount)
         while true {
+            if let signal = signals.pending() {
+                writer.cancel()
+                throw .interrupted(by: signal, output: outputName)
+            }
             let result = frames.withUnsafeMutableBufferPointer { buffer -> Result<Int, ConvertFailure> in
                 let count: Int
                 do throws(DecodingError) { count = try decoder.read(into: buffer) } catch { return .failure(.init(path: inputName, message: error.message)) }
@@ -91,6 +103,8 @@ struct ConvertCommand: ParsableCommand {
             }
             if try result.get() == 0 { break }
         }
+        // A signal from here on finds the conversion complete: finish is one packet, the
+        // header, fsync and the rename.
         do { try writer.finish() } catch { throw .init(path: outputName, message: error.message) }
     }
 

@@ -417,6 +417,52 @@ struct OutputForm: Sendable, CustomStringConvertible {
         return stat(path, &info) == 0 ? info.st_mode & 0o7777 : 0
     }
 
+    /// SIGINT, SIGTERM or SIGHUP while convert writes: the temporary file is removed, the
+    /// destination is as it was (absent, or the previous file byte for byte), the status is
+    /// 128 + the signal and stderr says so in one line.
+    @Test(arguments: [(SIGINT, false), (SIGTERM, true), (SIGHUP, true), (SIGINT, true)])
+    func anInterruptionLeavesNoTemporaryFileAndTheDestinationAsItWas(signal: Int32, replacing: Bool) throws {
+        let sources = TemporaryDirectory("convert-long")
+        let source = try Self.longSource(in: sources)
+        let out = folder.file("out.caf")
+        if replacing { try FileManager.default.copyItem(atPath: ConvertSources.shared().path("ima4.caf"), toPath: out) }
+        let before = replacing ? try Data(contentsOf: URL(fileURLWithPath: out)) : nil
+
+        let child = try ChildProcess(TestTools.notiPlay, ["convert", source, out, "-d", "LEF64"], in: logs)
+        // Mid-way: once the temporary file exists, well before a 42 MB file is written.
+        let deadline = Date().addingTimeInterval(30)
+        while try !names(in: folder).contains(where: { $0.hasPrefix(".out.caf.noti-play-") }) && Date() < deadline {
+            usleep(500)
+        }
+        child.signal(signal)
+        let status = status(of: child, within: 30)
+
+        let name = [SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGHUP: "SIGHUP"][signal]!
+        #expect(status == 128 + signal)
+        #expect(child.stderr == "noti-play: \(out): not written: interrupted by \(name)\n")
+        #expect(try names(in: folder) == (replacing ? ["out.caf"] : []))
+        if let before { #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == before) }
+    }
+
+    /// A signal the command inherited as ignored (`nohup`, a background job's SIGINT) stays
+    /// ignored: the conversion completes.
+    @Test func anIgnoredSignalDoesNotInterrupt() throws {
+        let sources = TemporaryDirectory("convert-long")
+        let source = try Self.longSource(in: sources)
+        let out = folder.file("out.caf")
+        let script = "trap '' HUP && exec \"$0\" convert \"$1\" \"$2\" -d LEF64"
+        let child = try ChildProcess("/bin/sh", ["-c", script, TestTools.notiPlay, source, out], in: logs)
+        let deadline = Date().addingTimeInterval(30)
+        while try !names(in: folder).contains(where: { $0.hasPrefix(".out.caf.noti-play-") }) && Date() < deadline {
+            usleep(500)
+        }
+        child.signal(SIGHUP)
+        #expect(status(of: child, within: 60) == 0, "\(child.stderr)")
+        #expect(child.stderr.isEmpty)
+        #expect(try names(in: folder) == ["out.caf"])
+        #expect(try SoundDecoder(path: out).description.frameCount == 60 * 44100)
+    }
+
     /// Converting over a file keeps its permission bits (0751 is no 0666 & ~umask whatever
     /// the umask, so this fails if they are lost).
     @Test(arguments: [0o640, 0o751, 0o600] as [mode_t])
