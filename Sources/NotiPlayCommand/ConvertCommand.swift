@@ -36,11 +36,13 @@ struct ConvertCommand: ParsableCommand {
     var dataFormat: String?
 
     func run() throws {
+        // Before the output's temporary file exists, so no interruption can leave it behind.
+        let signals = HeldSignals()
         do throws(ConvertFailure) {
-            try convert()
+            try convert(checkingFor: signals)
         } catch {
             Output.standardError("noti-play: " + (error.path.map { "\($0): " } ?? "") + error.message)
-            throw ExitCode.failure
+            throw ExitCode(error.status)
         }
     }
 
@@ -48,18 +50,29 @@ struct ConvertCommand: ParsableCommand {
     struct ConvertFailure: Error {
         var path: String?
         var message: String
+        var status = ExitCode.failure.rawValue
+
+        /// A signal ended the conversion: the shell's 128 + signal, as if it had killed us.
+        static func interrupted(by signal: Int32, output: String) -> Self {
+            .init(path: output, message: "not written: interrupted by \(HeldSignals.name(signal))", status: 128 + signal)
+        }
     }
 
-    private func convert() throws(ConvertFailure) {
-        let container = try Self.container(fileFormat: fileFormat, output: output)
+    private func convert(checkingFor signals: HeldSignals) throws(ConvertFailure) {
+        // The paths' bytes as typed (a name need not be UTF-8); shown escaped.
+        let inputPath = RawArguments.bytes(of: input)
+        let outputPath = RawArguments.bytes(of: output)
+        let inputName = PrintableText.path(inputPath)
+        let outputName = PrintableText.path(outputPath)
+        let container = try Self.container(fileFormat: fileFormat, output: output, shownAs: outputName)
         let requested = try dataFormat.map { (text) throws(ConvertFailure) in try Self.dataFormat(text) }
 
         let decoder: SoundDecoder
-        do { decoder = try SoundDecoder(path: input) } catch { throw .init(path: input, message: error.message) }
+        do { decoder = try SoundDecoder(file: RegularFile(path: inputPath)) } catch { throw .init(path: inputName, message: error.message) }
         let source = decoder.description
 
         if let rate = requested?.rate, rate != source.sampleRate {
-            throw .init(path: nil, message: "resampling is not supported yet (\(input) is \(Self.rateText(source.sampleRate)) Hz; -d asks for \(Self.rateText(rate)) Hz)")
+            throw .init(path: nil, message: "resampling is not supported yet (\(inputName) is \(Self.rateText(source.sampleRate)) Hz; -d asks for \(Self.rateText(rate)) Hz)")
         }
         var encoding = requested?.encoding ?? SoundFormat.closestEncoding(to: source.encoding, in: container)
         // afconvert's `ima4` means the container's own IMA ADPCM flavour.
@@ -69,27 +82,33 @@ struct ConvertCommand: ParsableCommand {
             container: container, encoding: encoding, sampleRate: source.sampleRate, channelCount: source.channelCount)
 
         let writer: SoundWriter
-        do { writer = try SoundWriter(path: output, format: format) } catch { throw .init(path: output, message: error.message) }
+        do { writer = try SoundWriter(path: outputPath, format: format) } catch { throw .init(path: outputName, message: error.message) }
         // The writer removes its temporary file if it is released unfinished.
         let chunkFrames = 4096
         var frames = [Float](repeating: 0, count: chunkFrames * source.channelCount)
         while true {
+            if let signal = signals.pending() {
+                writer.cancel()
+                throw .interrupted(by: signal, output: outputName)
+            }
             let result = frames.withUnsafeMutableBufferPointer { buffer -> Result<Int, ConvertFailure> in
                 let count: Int
-                do throws(DecodingError) { count = try decoder.read(into: buffer) } catch { return .failure(.init(path: input, message: error.message)) }
+                do throws(DecodingError) { count = try decoder.read(into: buffer) } catch { return .failure(.init(path: inputName, message: error.message)) }
                 do throws(EncodingError) {
                     try writer.write(UnsafeBufferPointer(rebasing: buffer[..<(count * source.channelCount)]))
                 } catch {
-                    return .failure(.init(path: output, message: error.message))
+                    return .failure(.init(path: outputName, message: error.message))
                 }
                 return .success(count)
             }
             if try result.get() == 0 { break }
         }
-        do { try writer.finish() } catch { throw .init(path: output, message: error.message) }
+        // A signal from here on finds the conversion complete: finish is one packet, the
+        // header, fsync and the rename.
+        do { try writer.finish() } catch { throw .init(path: outputName, message: error.message) }
     }
 
-    static func container(fileFormat: String?, output: String) throws(ConvertFailure) -> Container {
+    static func container(fileFormat: String?, output: String, shownAs outputName: String) throws(ConvertFailure) -> Container {
         if let fileFormat {
             switch fileFormat.lowercased() {
             case "caff", "caf": return .caf
@@ -107,7 +126,7 @@ struct ConvertCommand: ParsableCommand {
         case "aif", "aiff": return .aiff
         case "aifc": return .aifc
         default:
-            throw .init(path: output, message: "cannot tell the container from the extension '\(ext)'; name it with -f caff, WAVE, AIFF or AIFC")
+            throw .init(path: outputName, message: "cannot tell the container from the extension '\(ext)'; name it with -f caff, WAVE, AIFF or AIFC")
         }
     }
 

@@ -35,6 +35,12 @@ public final class SoundWriter {
 
     /// Writes to `path`, through a temporary file next to it that `finish()` renames into place.
     public convenience init(path: String, format: SoundFormat) throws(EncodingError) {
+        try self.init(path: Array(path.utf8), format: format)
+    }
+
+    /// Writes to the file whose path is these bytes (a name need not be UTF-8), without a NUL.
+    /// Replacing a file keeps its permission bits, and its owner and group where allowed.
+    public convenience init(path: [UInt8], format: SoundFormat) throws(EncodingError) {
         try format.validate()
         try self.init(format: format, sink: try FileSink(path: path))
     }

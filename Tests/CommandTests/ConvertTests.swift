@@ -373,3 +373,217 @@ struct OutputForm: Sendable, CustomStringConvertible {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["existing.wav"])
     }
 }
+
+/// Hostile conditions and faults: interruptions, the mode of a replaced file, a crash after the
+/// rename, inputs that are not files, names that are not UTF-8 or hold a newline.
+@Suite struct ConvertFaultTests {
+    let folder = TemporaryDirectory("convert-faults")
+    /// The children's stdout and stderr files, kept out of `folder`, whose listing is asserted.
+    let logs = TemporaryDirectory("convert-logs")
+
+    /// A minute of stereo 16-bit sound by ffmpeg (10 MB): written as LEF64 (42 MB), its
+    /// conversion takes about a second in a debug build, long enough to be interrupted mid-way.
+    static func longSource(in folder: TemporaryDirectory) throws -> String {
+        let path = folder.file("long.wav")
+        try TestTools.runChecked("ffmpeg", [
+            "-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=440:r=44100:d=60", "-ac", "2", "-c:a", "pcm_s16le", path,
+        ])
+        return path
+    }
+
+    func names(in folder: TemporaryDirectory) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+    }
+
+    /// Waits for `child` to end, at most `seconds` (a bound that catches a hang, not a timing
+    /// claim); a child still running then is killed and nil returned.
+    func status(of child: ChildProcess, within seconds: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            // WNOWAIT: only look; child.wait() reaps it (so its pid cannot be reused meanwhile).
+            var info = siginfo_t()
+            if waitid(P_PID, id_t(child.pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info._sifields._sigchld.si_pid == child.pid {
+                return child.wait()
+            }
+            usleep(2000)
+        }
+        child.signal(SIGKILL)
+        child.wait()
+        return nil
+    }
+
+    static func mode(_ path: String) -> mode_t {
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_mode & 0o7777 : 0
+    }
+
+    /// SIGINT, SIGTERM or SIGHUP while convert writes: the temporary file is removed, the
+    /// destination is as it was (absent, or the previous file byte for byte), the status is
+    /// 128 + the signal and stderr says so in one line.
+    @Test(arguments: [(SIGINT, false), (SIGTERM, true), (SIGHUP, true), (SIGINT, true)])
+    func anInterruptionLeavesNoTemporaryFileAndTheDestinationAsItWas(signal: Int32, replacing: Bool) throws {
+        let sources = TemporaryDirectory("convert-long")
+        let source = try Self.longSource(in: sources)
+        let out = folder.file("out.caf")
+        if replacing { try FileManager.default.copyItem(atPath: ConvertSources.shared().path("ima4.caf"), toPath: out) }
+        let before = replacing ? try Data(contentsOf: URL(fileURLWithPath: out)) : nil
+
+        let child = try ChildProcess(TestTools.notiPlay, ["convert", source, out, "-d", "LEF64"], in: logs)
+        // Mid-way: once the temporary file exists, well before a 42 MB file is written.
+        let deadline = Date().addingTimeInterval(30)
+        while try !names(in: folder).contains(where: { $0.hasPrefix(".out.caf.noti-play-") }) && Date() < deadline {
+            usleep(500)
+        }
+        child.signal(signal)
+        let status = status(of: child, within: 30)
+
+        let name = [SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGHUP: "SIGHUP"][signal]!
+        #expect(status == 128 + signal)
+        #expect(child.stderr == "noti-play: \(out): not written: interrupted by \(name)\n")
+        #expect(try names(in: folder) == (replacing ? ["out.caf"] : []))
+        if let before { #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == before) }
+    }
+
+    /// A signal the command inherited as ignored (`nohup`, a background job's SIGINT) stays
+    /// ignored: the conversion completes.
+    @Test func anIgnoredSignalDoesNotInterrupt() throws {
+        let sources = TemporaryDirectory("convert-long")
+        let source = try Self.longSource(in: sources)
+        let out = folder.file("out.caf")
+        let script = "trap '' HUP && exec \"$0\" convert \"$1\" \"$2\" -d LEF64"
+        let child = try ChildProcess("/bin/sh", ["-c", script, TestTools.notiPlay, source, out], in: logs)
+        let deadline = Date().addingTimeInterval(30)
+        while try !names(in: folder).contains(where: { $0.hasPrefix(".out.caf.noti-play-") }) && Date() < deadline {
+            usleep(500)
+        }
+        child.signal(SIGHUP)
+        #expect(status(of: child, within: 60) == 0, "\(child.stderr)")
+        #expect(child.stderr.isEmpty)
+        #expect(try names(in: folder) == ["out.caf"])
+        #expect(try SoundDecoder(path: out).description.frameCount == 60 * 44100)
+    }
+
+    /// Converting over a file keeps its permission bits (0751 is no 0666 & ~umask whatever
+    /// the umask, so this fails if they are lost).
+    @Test(arguments: [0o640, 0o751, 0o600] as [mode_t])
+    func replacingAFileKeepsItsMode(mode: mode_t) throws {
+        let source = try ConvertSources.shared().path("stereo16.wav")
+        let out = folder.file("existing.caf")
+        try FileManager.default.copyItem(atPath: try ConvertSources.shared().path("ima4.caf"), toPath: out)
+        #expect(chmod(out, mode) == 0)
+        let result = try TestTools.run(TestTools.notiPlay, ["convert", source, out])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try SoundDecoder(path: out).description.encoding.afconvertName == "LEI16")  // replaced
+        #expect(String(Self.mode(out), radix: 8) == String(mode, radix: 8))
+        #expect(try names(in: folder) == ["existing.caf"])
+    }
+
+    /// As root, the replaced file's owner and group are kept too.
+    @Test(.enabled(if: geteuid() == 0, "only root may give a file to another user"))
+    func replacingAFileAsRootKeepsItsOwnerAndGroup() throws {
+        let source = try ConvertSources.shared().path("stereo16.wav")
+        let out = folder.file("theirs.wav")
+        try FileManager.default.copyItem(atPath: source, toPath: out)
+        #expect(chown(out, 65534, 65534) == 0 && chmod(out, 0o640) == 0)
+        let result = try TestTools.run(TestTools.notiPlay, ["convert", source, out, "-d", "LEF32"])
+        #expect(result.status == 0, "\(result.stderr)")
+        var info = stat()
+        #expect(stat(out, &info) == 0)
+        #expect(info.st_uid == 65534 && info.st_gid == 65534 && info.st_mode & 0o7777 == 0o640)
+        #expect(try SoundDecoder(path: out).description.encoding.afconvertName == "LEF32")
+    }
+
+    /// A new file gets 0666 less the umask, as any program's would.
+    @Test(arguments: [(0o027, 0o640), (0o002, 0o664), (0o077, 0o600)] as [(mode_t, mode_t)])
+    func aNewFileFollowsTheUmask(umask: mode_t, expected: mode_t) throws {
+        let source = try ConvertSources.shared().path("stereo16.wav")
+        let out = folder.file("new.wav")
+        let result = try TestTools.run("/bin/sh", [
+            "-c", "umask \(String(umask, radix: 8)) && exec \"$0\" convert \"$1\" \"$2\"", TestTools.notiPlay, source, out,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(String(Self.mode(out), radix: 8) == String(expected, radix: 8))
+    }
+
+    /// The written file is fsynced before the rename and its folder after it, so a crash cannot
+    /// leave an empty file under the final name. Only the system calls show this: strace
+    /// (Debian package `strace`) records them in order.
+    @Test func theDataReachesTheDiskBeforeTheRenameAndTheRenameAfter() throws {
+        let source = try ConvertSources.shared().path("stereo16.wav")
+        let out = folder.file("synced.wav")
+        let trace = logs.file("strace.log")
+        let result = try TestTools.run("strace", [
+            "-f", "-s", "4096", "-o", trace, "-e", "trace=openat,open,close,fsync,fdatasync,rename,renameat,renameat2",
+            TestTools.notiPlay, "convert", source, out,
+        ])
+        try #require(result.status == 0, "\(result.stderr)")
+        let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init)
+
+        func index(_ what: String, after start: Int = 0, _ matches: (String) -> Bool) throws -> Int {
+            try #require(lines.indices.dropFirst(start).first { matches(lines[$0]) }, "no \(what) in:\n\(lines.joined(separator: "\n"))")
+        }
+        func descriptor(_ line: String) -> String { String(line.split(separator: " = ").last ?? "") }
+
+        let temporaryPrefix = "\"\(folder.path)/.synced.wav.noti-play-"
+        let created = try index("temporary file created") { $0.contains("open") && $0.contains(temporaryPrefix) && $0.contains("O_CREAT") }
+        let file = descriptor(lines[created])
+        let synced = try index("fsync of the file", after: created) { $0.contains("sync(\(file))") && $0.hasSuffix(" = 0") }
+        let renamed = try index("rename", after: created) { $0.contains("rename") && $0.contains(temporaryPrefix) && $0.contains("\"\(out)\"") }
+        let closedBefore = lines[created..<renamed].contains { $0.contains("close(\(file))") }
+        #expect(synced < renamed)
+        #expect(closedBefore)
+        let folderOpened = try index("the folder opened", after: renamed) { $0.contains("\"\(folder.path)/\"") && $0.contains("O_DIRECTORY") }
+        let folderDescriptor = descriptor(lines[folderOpened])
+        _ = try index("fsync of the folder", after: folderOpened) { $0.contains("fsync(\(folderDescriptor))") && $0.hasSuffix(" = 0") }
+    }
+
+    /// A FIFO or a device as input is refused at once with one line, instead of blocking.
+    @Test func aFIFOOrADeviceAsInputIsRefusedAtOnce() throws {
+        let fifo = folder.file("pipe.wav")
+        #expect(mkfifo(fifo, 0o644) == 0)
+        for (input, kind) in [(fifo, "a FIFO"), ("/dev/zero", "a device")] {
+            let child = try ChildProcess(TestTools.notiPlay, ["convert", input, folder.file("out.caf")], in: logs)
+            #expect(status(of: child, within: 20) == 1, "\(input) blocked")
+            #expect(child.stderr == "noti-play: \(input): is \(kind), not a regular file\n")
+        }
+        #expect(try names(in: folder) == ["pipe.wav"])
+    }
+
+    /// `$'\xe9t\xe9.wav'` (Latin-1, not UTF-8) converts to `$'\xe9t\xe9.caf'`, and a missing
+    /// one is named with its bytes escaped.
+    @Test func aNameThatIsNotUTF8Converts() throws {
+        let source = try ConvertSources.shared().path("stereo16.wav")
+        let input: [UInt8] = Array(folder.path.utf8) + [0x2F, 0xE9, 0x74, 0xE9] + Array(".wav".utf8)
+        let output: [UInt8] = Array(folder.path.utf8) + [0x2F, 0xE9, 0x74, 0xE9] + Array(".caf".utf8)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: source))
+        let fd = open(input.map { CChar(bitPattern: $0) } + [0], O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        try #require(fd >= 0)
+        #expect(bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count)
+        close(fd)
+
+        // The shell's printf makes the bytes: the test's own argv would have to be UTF-8.
+        let script = "cd \"$1\" && exec \"$0\" convert \"$(printf '\\351t\\351.wav')\" \"$(printf '\\351t\\351.caf')\""
+        let result = try TestTools.run("/bin/sh", ["-c", script, TestTools.notiPlay, folder.path])
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
+        let converted = try SoundDecoder(file: RegularFile(path: output))
+        #expect(converted.description.container == .caf)
+        #expect(try converted.readAll() == SoundDecoder(path: source).readAll())
+
+        let missing = "cd \"$1\" && exec \"$0\" convert \"$(printf '\\351-missing.wav')\" out.caf"
+        let refused = try TestTools.run("/bin/sh", ["-c", missing, TestTools.notiPlay, folder.path])
+        #expect(refused.status == 1)
+        #expect(refused.stderr == "noti-play: \\xE9-missing.wav: cannot open: No such file or directory\n")
+    }
+
+    /// A newline in a path is shown as `\n`: the message stays one line.
+    @Test func aNewlineInAPathStaysInOneLine() throws {
+        let source = try ConvertSources.shared().path("stereo16.wav")
+        let missing = try TestTools.run(TestTools.notiPlay, ["convert", folder.file("a\nb.wav"), folder.file("out.caf")])
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "noti-play: \(folder.path)/a\\nb.wav: cannot open: No such file or directory\n")
+        let unwritable = try TestTools.run(TestTools.notiPlay, ["convert", source, folder.file("x\ny/out.caf")])
+        #expect(unwritable.status == 1)
+        #expect(unwritable.stderr == "noti-play: \(folder.path)/x\\ny/out.caf: cannot create: No such file or directory\n")
+        #expect(try names(in: folder).isEmpty)
+    }
+}

@@ -240,6 +240,27 @@ func signalToNoise(_ signal: [Float], _ decoded: [Float]) -> Double {
         #expect(SoundFormat.closestEncoding(to: .imaADPCM, in: .aifc) == pcm(16, big: true))
     }
 
+    /// Replacing a file keeps its permission bits; the path is bytes, which need not be UTF-8.
+    @Test func replacingKeepsTheModeAndNamesAreBytes() throws {
+        let folder = TemporaryDirectory("writer")
+        let path = Array(folder.path.utf8) + [0x2F, 0xE9] + Array(".wav".utf8)  // "/\xE9.wav"
+        let cPath = path.map { CChar(bitPattern: $0) } + [0]
+        let fd = open(cPath, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        try #require(fd >= 0)
+        #expect(fchmod(fd, 0o604) == 0 && close(fd) == 0)
+
+        let samples = testSignal(frames: 1000, channels: 2)
+        let writer = try SoundWriter(path: path, format: format(.wave, pcm(16)))
+        try samples.withUnsafeBufferPointer { try writer.write($0) }
+        try writer.finish()
+
+        var info = stat()
+        #expect(stat(cPath, &info) == 0)
+        #expect(info.st_mode & 0o7777 == 0o604)
+        #expect(Int(info.st_size) == (try SoundWriter.encode(samples, format: format(.wave, pcm(16)))).count)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 1)
+    }
+
     /// A writer released or cancelled before `finish()` leaves no file, temporary or final.
     @Test func abandonedOutputLeavesNothing() throws {
         let folder = TemporaryDirectory("writer")
