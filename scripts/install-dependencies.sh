@@ -17,6 +17,7 @@ packages=(
     sound-theme-freedesktop  # the freedesktop sound theme that --sound-name looks up
     gcc                  # the tests compile the C example daemon against libnoti-play
     stress-ng            # keeps every core busy while a long sound must still play without underrun
+    strace               # shows that convert syncs the file before the rename and the folder after
 )
 # Also used, from util-linux (Essential in Debian, always installed): prlimit bounds the memory
 # of `noti-play info` on malformed files, setpriv runs it as nobody on an unreadable file.

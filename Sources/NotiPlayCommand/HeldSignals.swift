@@ -45,7 +45,7 @@ struct HeldSignals {
         interruptions.first { $0.number == signal }?.name ?? "signal \(signal)"
     }
 
-    private static func isIgnored(_ signal: Int32) -> Bool {
+    static func isIgnored(_ signal: Int32) -> Bool {
         var current = sigaction()
         guard sigaction(signal, nil, &current) == 0 else { return false }
         return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)

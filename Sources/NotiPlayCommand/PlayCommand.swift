@@ -17,7 +17,7 @@ struct PlayCommand: ParsableCommand {
         abstract: "Play a sound through ALSA (the default command).",
         discussion: """
             Exits 0 when the whole sound was played, 1 when the file or the device failed, and \
-            130 or 143 when SIGINT or SIGTERM stopped it (with a fade of a few milliseconds).
+            130, 143 or 129 when SIGINT, SIGTERM or SIGHUP stopped it (with a fade of a few milliseconds).
             """
     )
 

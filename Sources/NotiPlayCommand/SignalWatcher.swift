@@ -4,7 +4,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// Turns SIGINT and SIGTERM into a call on an ordinary thread, where it is safe to talk to the
+/// Turns SIGINT, SIGTERM and SIGHUP into a call on an ordinary thread, where it is safe to talk to the
 /// engine (a signal handler may do almost nothing).
 final class SignalWatcher: @unchecked Sendable {
     private var thread = pthread_t()
@@ -15,12 +15,15 @@ final class SignalWatcher: @unchecked Sendable {
     private let onSignal: @Sendable (Int32) -> Void
     private var signals: sigset_t
 
-    /// Blocks SIGINT and SIGTERM in the calling thread and in every thread it creates later.
+    /// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread and in every thread it creates later.
+    /// The interruptions are convert's (SIGINT, SIGTERM, SIGHUP); one inherited as ignored
+    /// (`nohup`, a background job) stays ignored.
     static func blockTerminationSignals() -> sigset_t {
         var set = sigset_t()
         sigemptyset(&set)
-        sigaddset(&set, SIGINT)
-        sigaddset(&set, SIGTERM)
+        for (signal, _) in HeldSignals.interruptions where !HeldSignals.isIgnored(signal) {
+            sigaddset(&set, signal)
+        }
         pthread_sigmask(SIG_BLOCK, &set, nil)
         return set
     }

@@ -114,4 +114,30 @@ import Testing
         #expect(played.count <= (200_000 - 44) / 2)
         #expect(played == Array(original.prefix(played.count)))
     }
+
+    /// SIGHUP (the terminal went away) ends a sound as SIGINT and SIGTERM do: faded, 129.
+    @Test func aHangupEndsTheSoundWith129() throws {
+        let path = try tone("hangup.wav", seconds: 2)
+        let device = try PacedDevice(in: folder, name: "hangup", bytesPerSecond: 100_000)
+        let result = try run([path], device: device) { child in
+            usleep(500_000)
+            child.signal(SIGHUP)
+        }
+        #expect(result.status == 129, "\(result.stderr)")
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+        let played = device.samples()
+        #expect(played.count < 2 * 44100)
+    }
+
+    /// A SIGINT the command inherited as ignored (a shell's background job) stays ignored.
+    @Test func anInheritedIgnoredInterruptIsIgnored() throws {
+        let path = try tone("ignored.wav", seconds: 1)
+        let device = try PacedDevice(in: folder, name: "ignored", bytesPerSecond: 176_400)
+        let child = try ChildProcess("/bin/sh", ["-c", "trap '' INT; exec '\(TestTools.notiPlay)' '\(path)' --sample-format FLOAT"],
+                                     environment: device.environment, in: folder)
+        usleep(400_000)
+        child.signal(SIGINT)
+        #expect(child.wait() == 0, "\(child.stderr)")
+        #expect(device.samples() == (try SoundDecoder(path: path).readAll()))
+    }
 }
