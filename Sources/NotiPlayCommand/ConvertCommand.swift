@@ -4,8 +4,10 @@ import Glibc
 import Musl
 #endif
 import ArgumentParser
+import NotiPlay
 import NotiPlayDecoder
 import NotiPlayEncoder
+import NotiPlayOutput
 
 /// `noti-play convert IN OUT [-f caff|WAVE|AIFF|AIFC] [-d FORMAT[@RATE]]`: afconvert's
 /// container and data-format names, decoding and encoding a chunk at a time.
@@ -67,25 +69,25 @@ struct ConvertCommand: ParsableCommand {
         let container = try Self.container(fileFormat: fileFormat, output: output, shownAs: outputName)
         let requested = try dataFormat.map { (text) throws(ConvertFailure) in try Self.dataFormat(text) }
 
-        let decoder: SoundDecoder
-        do { decoder = try SoundDecoder(file: RegularFile(path: inputPath)) } catch { throw .init(path: inputName, message: error.message) }
-        let source = decoder.description
+        let (decoder, sourceEncoding) = try Self.open(inputPath, shownAs: inputName)
 
-        if let rate = requested?.rate, rate != source.sampleRate {
-            throw .init(path: nil, message: "resampling is not supported yet (\(inputName) is \(Self.rateText(source.sampleRate)) Hz; -d asks for \(Self.rateText(rate)) Hz)")
+        if let rate = requested?.rate, rate != decoder.sampleRate {
+            throw .init(path: nil, message: "resampling is not supported yet (\(inputName) is \(Self.rateText(decoder.sampleRate)) Hz; -d asks for \(Self.rateText(rate)) Hz)")
         }
-        var encoding = requested?.encoding ?? SoundFormat.closestEncoding(to: source.encoding, in: container)
+        var encoding = requested?.encoding
+            ?? sourceEncoding.map { SoundFormat.closestEncoding(to: $0, in: container) }
+            ?? SoundFormat.closestEncoding(to: .linearPCM(.init(bitsPerSample: 16, isFloat: false, isBigEndian: false)), in: container)
         // afconvert's `ima4` means the container's own IMA ADPCM flavour.
         if encoding == .appleIMA4 && container == .wave { encoding = .imaADPCM }
         if encoding == .imaADPCM && container != .wave { encoding = .appleIMA4 }
         let format = SoundFormat(
-            container: container, encoding: encoding, sampleRate: source.sampleRate, channelCount: source.channelCount)
+            container: container, encoding: encoding, sampleRate: decoder.sampleRate, channelCount: decoder.channelCount)
 
         let writer: SoundWriter
         do { writer = try SoundWriter(path: outputPath, format: format) } catch { throw .init(path: outputName, message: error.message) }
         // The writer removes its temporary file if it is released unfinished.
         let chunkFrames = 4096
-        var frames = [Float](repeating: 0, count: chunkFrames * source.channelCount)
+        var frames = [Float](repeating: 0, count: chunkFrames * decoder.channelCount)
         while true {
             if let signal = signals.pending() {
                 writer.cancel()
@@ -93,9 +95,9 @@ struct ConvertCommand: ParsableCommand {
             }
             let result = frames.withUnsafeMutableBufferPointer { buffer -> Result<Int, ConvertFailure> in
                 let count: Int
-                do throws(DecodingError) { count = try decoder.read(into: buffer) } catch { return .failure(.init(path: inputName, message: error.message)) }
+                do { count = try decoder.read(into: buffer) } catch { return .failure(.init(path: inputName, message: error.message)) }
                 do throws(EncodingError) {
-                    try writer.write(UnsafeBufferPointer(rebasing: buffer[..<(count * source.channelCount)]))
+                    try writer.write(UnsafeBufferPointer(rebasing: buffer[..<(count * decoder.channelCount)]))
                 } catch {
                     return .failure(.init(path: outputName, message: error.message))
                 }
@@ -106,6 +108,25 @@ struct ConvertCommand: ParsableCommand {
         // A signal from here on finds the conversion complete: finish is one packet, the
         // header, fsync and the rename.
         do { try writer.finish() } catch { throw .init(path: outputName, message: error.message) }
+    }
+
+    /// The input, decoded in Swift, or — for a format only libsndfile reads (FLAC, Ogg, AU…) —
+    /// by libsndfile, as `noti-play FILE` would play it. The source's encoding, where known.
+    static func open(_ path: [UInt8], shownAs name: String) throws(ConvertFailure) -> (any FrameSource, Encoding?) {
+        let file: RegularFile
+        do { file = try RegularFile(path: path) } catch { throw .init(path: name, message: error.message) }
+        do {
+            let decoder = try SoundDecoder(file: file)
+            return (decoder, decoder.description.encoding)
+        } catch where error.kind == .unknownContainer || error.kind == .unsupported {
+            do throws(NotificationSoundError) {
+                return (try SoundSources.open(SoundFile(file, formats: .anyReadable)), nil)
+            } catch {
+                throw .init(path: nil, message: error.description)
+            }
+        } catch {
+            throw .init(path: name, message: error.message)
+        }
     }
 
     static func container(fileFormat: String?, output: String, shownAs outputName: String) throws(ConvertFailure) -> Container {
