@@ -1,11 +1,16 @@
 /// Linear PCM: integers of 8 to 32 bits and IEEE floats of 32 or 64, either byte order.
+///
+/// Float samples that are NaN or infinite (or a 64-bit value beyond Float's range) decode as 0,
+/// silence: nothing downstream (gain, mixing, conversion to the device's format) could make
+/// sense of them, and one NaN in a mix silences or deafens every voice in it.
 enum LinearPCM {
-    /// Decodes `sampleCount` interleaved samples from `bytes`.
+    /// Decodes `sampleCount` interleaved samples from `bytes`. Returns how many float samples
+    /// were not finite and became silence (0 for integer formats).
     @inline(__always)
     static func decode<S: DecodedSample>(
         _ format: LinearPCMFormat, _ bytes: UnsafeRawBufferPointer, sampleCount: Int,
         into out: UnsafeMutablePointer<S>
-    ) {
+    ) -> Int {
         let base = bytes.baseAddress!
         let big = format.isBigEndian
         switch (format.bitsPerSample, format.isFloat) {
@@ -19,12 +24,12 @@ enum LinearPCM {
         case (16, _):
             if S.self == Float.self {
                 sixteenBitToFloat(base, count: sampleCount, bigEndian: big, into: UnsafeMutableRawPointer(out).assumingMemoryBound(to: Float.self))
-                return
+                return 0
             }
             if S.self == Int16.self && !big {
                 // Little-endian 16-bit into Int16 on a little-endian machine: the bytes are the samples.
                 UnsafeMutableRawPointer(out).copyMemory(from: base, byteCount: 2 * sampleCount)
-                return
+                return 0
             }
             // The byte-order test stays outside the loop so each loop is a plain load and convert.
             if big {
@@ -61,27 +66,81 @@ enum LinearPCM {
                     | UInt32(p.load(fromByteOffset: lo, as: UInt8.self)) << 8
                 out[i] = S(sample32: Int32(bitPattern: word))
             }
-        case (32, true) where S.self == Float.self && !big:
-            // Little-endian Float32 into Float: the bytes are the samples.
-            UnsafeMutableRawPointer(out).copyMemory(from: base, byteCount: 4 * sampleCount)
         case (32, false):
             for i in 0..<sampleCount {
                 let raw = base.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)
                 out[i] = S(sample32: Int32(bitPattern: big ? UInt32(bigEndian: raw) : UInt32(littleEndian: raw)))
             }
+        case (32, true) where S.self == Float.self:
+            return float32ToFloat(base, count: sampleCount, bigEndian: big, into: UnsafeMutableRawPointer(out).assumingMemoryBound(to: Float.self))
         case (32, true):
+            var silenced = 0
             for i in 0..<sampleCount {
                 let raw = base.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)
-                out[i] = S(sampleFloat: Float(bitPattern: big ? UInt32(bigEndian: raw) : UInt32(littleEndian: raw)))
+                let value = Float(bitPattern: big ? UInt32(bigEndian: raw) : UInt32(littleEndian: raw))
+                if value.isFinite {
+                    out[i] = S(sampleFloat: value)
+                } else {
+                    out[i] = S(sampleFloat: 0)
+                    silenced &+= 1
+                }
             }
+            return silenced
         case (64, true):
+            var silenced = 0
             for i in 0..<sampleCount {
                 let raw = base.loadUnaligned(fromByteOffset: 8 * i, as: UInt64.self)
-                out[i] = S(sampleDouble: Double(bitPattern: big ? UInt64(bigEndian: raw) : UInt64(littleEndian: raw)))
+                let value = Double(bitPattern: big ? UInt64(bigEndian: raw) : UInt64(littleEndian: raw))
+                // Finite as a Float too: 1e300 would become infinity on the way to Float.
+                if Float(value).isFinite {
+                    out[i] = S(sampleDouble: value)
+                } else {
+                    out[i] = S(sampleDouble: 0)
+                    silenced &+= 1
+                }
             }
+            return silenced
         default:
             preconditionFailure("LinearPCMFormat was validated by the container parser")
         }
+        return 0
+    }
+
+    /// 32-bit float samples to Float, eight at a time: a float is NaN or infinite exactly when
+    /// its exponent bits are all ones, one vector compare; lanes that are become +0. Finite
+    /// samples are copied bit for bit (little-endian data was a plain copy before this check).
+    @inline(__always)
+    static func float32ToFloat(_ base: UnsafeRawPointer, count: Int, bigEndian: Bool, into out: UnsafeMutablePointer<Float>) -> Int {
+        let target = UnsafeMutableRawPointer(out)
+        let exponent = SIMD8<UInt32>(repeating: 0x7F80_0000)
+        var silenced = 0
+        var i = 0
+        while i &+ 8 <= count {
+            var bits = base.loadUnaligned(fromByteOffset: 4 &* i, as: SIMD8<UInt32>.self)
+            if bigEndian {
+                bits = (bits &<< 24) | ((bits &<< 8) & 0x00FF_0000) | ((bits &>> 8) & 0x0000_FF00) | (bits &>> 24)
+            }
+            let nonFinite = (bits & exponent) .== exponent
+            if any(nonFinite) {
+                // Rare: only hostile or broken files take this branch.
+                silenced &+= Int(SIMD8<UInt32>(repeating: 0).replacing(with: 1, where: nonFinite).wrappedSum())
+                bits.replace(with: 0, where: nonFinite)
+            }
+            target.storeBytes(of: bits, toByteOffset: 4 &* i, as: SIMD8<UInt32>.self)
+            i &+= 8
+        }
+        while i < count {
+            let raw = base.loadUnaligned(fromByteOffset: 4 &* i, as: UInt32.self)
+            let value = Float(bitPattern: bigEndian ? UInt32(bigEndian: raw) : UInt32(littleEndian: raw))
+            if value.isFinite {
+                out[i] = value
+            } else {
+                out[i] = 0
+                silenced &+= 1
+            }
+            i &+= 1
+        }
+        return silenced
     }
 
     /// 16-bit samples to Float with SIMD vectors: an unaligned load, a byte swap for big-endian
