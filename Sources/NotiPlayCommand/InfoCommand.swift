@@ -52,6 +52,7 @@ struct InfoCommand: ParsableCommand {
         if d.primingFrames > 0 { lines.append(("Priming frames", String(d.primingFrames))) }
         lines.append(("Audio data", "\(d.dataByteCount) bytes at offset \(d.dataOffset)"))
         if d.isTruncated { lines.append(("Truncated", "yes: the file holds less audio than its header says")) }
+        for note in d.notes { lines.append(("Note", note)) }
         return lines.map { label, value in
             (label + ":").padding(toLength: 17) + value
         }.joined(separator: "\n")
@@ -75,6 +76,7 @@ struct InfoCommand: ParsableCommand {
             ("dataOffset", String(d.dataOffset)),
             ("dataBytes", String(d.dataByteCount)),
             ("truncated", String(d.isTruncated)),
+            ("notes", "[" + d.notes.map(\.jsonQuoted).joined(separator: ", ") + "]"),
         ]
         return "{" + fields.map { "\($0.0.jsonQuoted): \($0.1)" }.joined(separator: ", ") + "}"
     }
