@@ -4,7 +4,7 @@ import NotiPlayTestSupport
 import Testing
 
 /// Float files holding NaN or ±infinity: those samples decode as 0 (silence) in every read path,
-/// and the decoder counts them.
+/// the decoder counts them, and `noti-play check` calls the file damaged.
 @Suite("Non-finite float samples")
 struct NonFiniteSampleTests {
     let folder = TemporaryDirectory("non-finite")
@@ -87,5 +87,12 @@ struct NonFiniteSampleTests {
         #expect(decoder.nonFiniteSampleCount == Self.damaged.count)
         decoder.rewind()
         #expect(decoder.nonFiniteSampleCount == 0)
+    }
+
+    @Test func checkCallsTheFileDamagedAndNamesTheCount() throws {
+        let (_, _, path) = try files(Self.forms[0])
+        let result = try TestTools.run(TestTools.notiPlay, ["check", path])
+        #expect(result.status == 1)
+        #expect(result.stderr == "noti-play: \(path): not valid: it holds 8 samples that are not a number (NaN or infinite); they play as silence\n")
     }
 }
