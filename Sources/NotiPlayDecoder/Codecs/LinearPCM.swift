@@ -106,36 +106,42 @@ enum LinearPCM {
         return 0
     }
 
-    /// 32-bit float samples to Float, eight at a time: a float is NaN or infinite exactly when
-    /// its exponent bits are all ones, one vector compare; lanes that are become +0. Finite
-    /// samples are copied bit for bit (little-endian data was a plain copy before this check).
+    /// 32-bit float samples to Float: the bytes copied (little-endian) or byte-swapped, then
+    /// one read-only pass over the result, eight lanes at a time, that finds NaN and infinity
+    /// (a float is one exactly when its exponent bits are all ones) and writes +0 there.
+    /// Finite samples keep their bits. Returns how many were silenced.
     @inline(__always)
     static func float32ToFloat(_ base: UnsafeRawPointer, count: Int, bigEndian: Bool, into out: UnsafeMutablePointer<Float>) -> Int {
-        let target = UnsafeMutableRawPointer(out)
+        if bigEndian {
+            for i in 0..<count {
+                out[i] = Float(bitPattern: UInt32(bigEndian: base.loadUnaligned(fromByteOffset: 4 &* i, as: UInt32.self)))
+            }
+        } else {
+            UnsafeMutableRawPointer(out).copyMemory(from: base, byteCount: 4 &* count)
+        }
+        return silenceNonFinite(out, count: count)
+    }
+
+    /// Writes +0 over every NaN and infinity in `samples`; returns how many there were. A float
+    /// is one exactly when its exponent bits are all ones: one vector compare per 8 samples.
+    @inline(__always)
+    static func silenceNonFinite(_ samples: UnsafeMutablePointer<Float>, count: Int) -> Int {
+        let raw = UnsafeMutableRawPointer(samples)
         let exponent = SIMD8<UInt32>(repeating: 0x7F80_0000)
         var silenced = 0
         var i = 0
         while i &+ 8 <= count {
-            var bits = base.loadUnaligned(fromByteOffset: 4 &* i, as: SIMD8<UInt32>.self)
-            if bigEndian {
-                bits = (bits &<< 24) | ((bits &<< 8) & 0x00FF_0000) | ((bits &>> 8) & 0x0000_FF00) | (bits &>> 24)
-            }
+            let bits = raw.loadUnaligned(fromByteOffset: 4 &* i, as: SIMD8<UInt32>.self)
             let nonFinite = (bits & exponent) .== exponent
-            if any(nonFinite) {
-                // Rare: only hostile or broken files take this branch.
+            if any(nonFinite) {  // rare: only damaged or hostile files get here
                 silenced &+= Int(SIMD8<UInt32>(repeating: 0).replacing(with: 1, where: nonFinite).wrappedSum())
-                bits.replace(with: 0, where: nonFinite)
+                raw.storeBytes(of: bits.replacing(with: 0, where: nonFinite), toByteOffset: 4 &* i, as: SIMD8<UInt32>.self)
             }
-            target.storeBytes(of: bits, toByteOffset: 4 &* i, as: SIMD8<UInt32>.self)
             i &+= 8
         }
         while i < count {
-            let raw = base.loadUnaligned(fromByteOffset: 4 &* i, as: UInt32.self)
-            let value = Float(bitPattern: bigEndian ? UInt32(bigEndian: raw) : UInt32(littleEndian: raw))
-            if value.isFinite {
-                out[i] = value
-            } else {
-                out[i] = 0
+            if !samples[i].isFinite {
+                samples[i] = 0
                 silenced &+= 1
             }
             i &+= 1
