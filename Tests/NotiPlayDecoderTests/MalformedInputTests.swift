@@ -188,7 +188,7 @@ struct MalformedInputTests {
         // A writer that forgot the pad byte: the walk lands one byte into the next chunk header,
         // whose ID is then not four printable characters, and ends there. Refused, not guessed
         // at (libsndfile refuses it too).
-        .refused("odd-sized WAV chunk without its pad byte", .malformed, "WAV file has no 'fmt ' chunk", {
+        .refused("odd-sized WAV chunk without its pad byte", .malformed, "WAV file has no 'data' chunk", {
             var file = WAVBuilder().fmt().chunk("LIST", [1, 2, 3]).data(pcm).bytes
             file.remove(at: 12 + 24 + 8 + 3)  // the pad byte after LIST's body
             return file
