@@ -52,6 +52,50 @@ for src in base.wav mono.wav; do
         "$noti" convert "$work/$src" "$out/$dir/noti-play-$tag-$2.$ext" -f "$1" -d "$2"
     done
 done
+# Hostile seeds (issue 9): float samples that are NaN or infinite, and sounds followed by zeros
+# (as `truncate -s` leaves them), made from the seeds above.
+python3 - "$out" <<'PY'
+import struct, sys
+out = sys.argv[1]
+
+def audio_start(b):
+    """Offset of the first sample: after a WAV 'data', AIFF 'SSND' (+ its offset) or CAF 'data' header."""
+    if b[:4] == b"caff":
+        o = 8
+        while o + 12 <= len(b):
+            size = struct.unpack(">q", b[o + 4:o + 12])[0]
+            if b[o:o + 4] == b"data":
+                return o + 12 + 4
+            o += 12 + size
+    big = b[:4] in (b"FORM", b"RIFX")
+    o = 12
+    while o + 8 <= len(b):
+        size = struct.unpack(">I" if big else "<I", b[o + 4:o + 8])[0]
+        if b[o:o + 4] == b"data":
+            return o + 8
+        if b[o:o + 4] == b"SSND":
+            return o + 16 + struct.unpack(">I", b[o + 8:o + 12])[0]
+        o += 8 + size + (size & 1)
+    raise SystemExit("no audio in seed")
+
+# name, sample width, big-endian
+floats = [("WAV/ffmpeg-base-f64.wav", 8, False), ("WAV/sox-base-f32-extensible.wav", 4, False),
+          ("AIFF/ffmpeg-base-f32.aifc", 4, True), ("AIFF/noti-play-base-BEF64.aifc", 8, True),
+          ("CAF/ffmpeg-base-f32be.caf", 4, True), ("CAF/noti-play-base-LEF32.caf", 4, False)]
+values = {4: [0x7FC00000, 0x7F800000, 0xFF800000], 8: [0x7FF8000000000000, 0x7FF0000000000000, 0xFFF0000000000000]}
+for name, width, big in floats:
+    b = bytearray(open(f"{out}/{name}", "rb").read())
+    start = audio_start(b)
+    for n, index in enumerate([0, 1, 5, 9, 17, 30]):
+        code = (">" if big else "<") + ("I" if width == 4 else "Q")
+        struct.pack_into(code, b, start + index * width, values[width][n % 3])
+    folder, file = name.split("/")
+    open(f"{out}/{folder}/nonfinite-{file}", "wb").write(b)
+
+for name in ["WAV/ffmpeg-mono-s16.wav", "WAV/sox-mono-ima.wav", "AIFF/ffmpeg-mono-s16.aiff", "CAF/ffmpeg-mono-s16le.caf"]:
+    folder, file = name.split("/")
+    open(f"{out}/{folder}/zero-padded-{file}", "wb").write(open(f"{out}/{name}", "rb").read() + bytes(4096))
+PY
 # The round-trip target reads a form selector byte and 16-bit samples.
 python3 - "$out/RoundTrip" <<'PY'
 import math, struct, sys

@@ -1,5 +1,6 @@
 import ArgumentParser
 import NotiPlay
+import NotiPlayDecoder
 
 /// `noti-play check FILE [--attachment]`: is this a valid notification sound, and why not.
 struct CheckCommand: ParsableCommand {
@@ -16,12 +17,20 @@ struct CheckCommand: ParsableCommand {
     var attachment = false
 
     func run() throws {
-        let check = SoundCheck.check(file, asAttachment: attachment)
+        let opened: RegularFile
+        do {
+            // The argument's own bytes: a file name that is not UTF-8 still opens.
+            opened = try RegularFile(path: RawArguments.bytes(of: file))
+        } catch {
+            Output.failure(file, "not valid: \(error.message)")
+            throw ExitCode.failure
+        }
+        let check = SoundCheck.check(opened, asAttachment: attachment)
         if let d = check.description {
-            print("\(file): \(d.container.displayName), \(d.encoding.displayName), \(d.sampleRate.rateText) Hz, \(d.channelCount) channel(s), \(d.duration.fixed(3)) s, \(check.fileBytes) bytes")
+            try Output.standardOutput("\(file): \(d.container.displayName), \(d.encoding.displayName), \(d.sampleRate.rateText) Hz, \(d.channelCount) channel(s), \(d.duration.fixed(3)) s, \(check.fileBytes) bytes\n")
         }
         if check.isValid {
-            print("\(file): a valid notification sound\(attachment ? " and attachment" : "")")
+            try Output.standardOutput("\(file): a valid notification sound\(attachment ? " and attachment" : "")\n")
             return
         }
         for problem in check.problems { Output.failure(file, "not valid: \(problem)") }

@@ -20,20 +20,21 @@ struct InfoCommand: ParsableCommand {
         var objects: [String] = []
         for (index, path) in files.enumerated() {
             do {
-                let description = try SoundDecoder(path: path).description
+                // The argument's own bytes: a file name that is not UTF-8 still opens.
+                let file = try RegularFile(path: RawArguments.bytes(of: path))
+                let description = try SoundDecoder(file: file).description
                 if json {
                     objects.append(Self.json(path: path, description))
                 } else {
-                    if index > 0 { print() }
-                    print(Self.text(path: path, description))
+                    try Output.standardOutput((index > 0 ? "\n" : "") + Self.text(path: path, description) + "\n")
                 }
-            } catch {
+            } catch let error as DecodingError {
                 failed = true
                 Output.failure(path, error.message)
                 if json { objects.append("{\"file\": \(path.jsonQuoted), \"error\": \(error.message.jsonQuoted)}") }
             }
         }
-        if json { print("[\n  " + objects.joined(separator: ",\n  ") + "\n]") }
+        if json { try Output.standardOutput("[\n  " + objects.joined(separator: ",\n  ") + "\n]\n") }
         if failed { throw ExitCode.failure }
     }
 
@@ -52,6 +53,7 @@ struct InfoCommand: ParsableCommand {
         if d.primingFrames > 0 { lines.append(("Priming frames", String(d.primingFrames))) }
         lines.append(("Audio data", "\(d.dataByteCount) bytes at offset \(d.dataOffset)"))
         if d.isTruncated { lines.append(("Truncated", "yes: the file holds less audio than its header says")) }
+        for note in d.notes { lines.append(("Note", note)) }
         return lines.map { label, value in
             (label + ":").padding(toLength: 17) + value
         }.joined(separator: "\n")
@@ -75,6 +77,7 @@ struct InfoCommand: ParsableCommand {
             ("dataOffset", String(d.dataOffset)),
             ("dataBytes", String(d.dataByteCount)),
             ("truncated", String(d.isTruncated)),
+            ("notes", "[" + d.notes.map(\.jsonQuoted).joined(separator: ", ") + "]"),
         ]
         return "{" + fields.map { "\($0.0.jsonQuoted): \($0.1)" }.joined(separator: ", ") + "}"
     }

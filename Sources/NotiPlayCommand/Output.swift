@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import ArgumentParser
 import NotiPlayDecoder
 
 /// Writing to the terminal without Foundation: the command starts in a few milliseconds.
@@ -18,6 +19,27 @@ enum Output {
                 if n <= 0 { break }
                 offset += n
             }
+        }
+    }
+
+    /// Writes `text` to standard output, all of it, or prints the one line that says why it
+    /// could not (a full disk, an I/O error) and fails: output that was lost must not exit 0.
+    /// (`print` would buffer it, and its errors go unseen.)
+    static func standardOutput(_ text: String) throws {
+        var text = text
+        let failure: Int32? = text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return n < 0 ? errno : EIO }
+                offset += n
+            }
+            return nil
+        }
+        if let failure {
+            standardError("noti-play: cannot write the output: \(String(cString: strerror(failure)))")
+            throw ExitCode.failure
         }
     }
 

@@ -24,6 +24,9 @@ public final class SoundDecoder {
     private var framesToSkip: Int
     /// Sound frames still to deliver.
     public private(set) var framesRemaining: Int
+    /// Float samples delivered so far (since the start or the last `rewind()`) that were NaN or
+    /// infinite in the file and were delivered as 0, silence. Non-zero means the file is damaged.
+    public private(set) var nonFiniteSampleCount = 0
 
     /// One packet decoded but only partly delivered (the caller's buffer was smaller than a
     /// packet, or the packet straddles priming or the end of the sound).
@@ -97,6 +100,7 @@ public final class SoundDecoder {
         nextPacket = 0
         framesToSkip = description.primingFrames
         framesRemaining = description.frameCount
+        nonFiniteSampleCount = 0
         scratchStart = 0
         scratchEnd = 0
     }
@@ -132,25 +136,29 @@ public final class SoundDecoder {
             let fit = min((capacity - written) / layout.framesPerPacket, framesRemaining / layout.framesPerPacket)
             if framesToSkip == 0 && fit > 0 {
                 let packets = min(fit, packetsPerChunk)
-                let frames = try fetch(packets: packets) { bytes in
+                let decoded = try fetch(packets: packets) { bytes in
                     codec.decode(bytes, layout: layout, channelCount: channels, into: out + written * channels)
                 }
-                if frames == 0 { framesRemaining = 0; break }  // the file shrank under us
-                written += frames
-                framesRemaining -= frames
+                if decoded.frames == 0 { framesRemaining = 0; break }  // the file shrank under us
+                written += decoded.frames
+                framesRemaining -= decoded.frames
+                nonFiniteSampleCount += decoded.silencedSamples
                 continue
             }
             // Otherwise one packet through the scratch buffer.
             let decoded = try fetch(packets: 1) { bytes in
                 codec.decode(bytes, layout: layout, channelCount: channels, into: scratch.assumingMemoryBound(to: S.self))
             }
-            if decoded == 0 { framesRemaining = 0; break }
+            if decoded.frames == 0 { framesRemaining = 0; break }
             scratchKind = ObjectIdentifier(S.self)
             scratchPacket = nextPacket - 1
-            let skipped = min(framesToSkip, decoded)
+            let skipped = min(framesToSkip, decoded.frames)
             framesToSkip -= skipped
             scratchStart = skipped
-            scratchEnd = skipped + min(decoded - skipped, framesRemaining)
+            scratchEnd = skipped + min(decoded.frames - skipped, framesRemaining)
+            // Float PCM packets are one frame: a packet here is either all priming (skipped,
+            // not sound) or delivered.
+            if scratchEnd > scratchStart { nonFiniteSampleCount += decoded.silencedSamples }
         }
         return written
     }
@@ -178,10 +186,12 @@ public final class SoundDecoder {
     }
 
     /// Reads up to `packets` packets from the data and hands their bytes to `decode`.
-    private func fetch(packets: Int, _ decode: (UnsafeRawBufferPointer) -> Int) throws(DecodingError) -> Int {
+    private func fetch(
+        packets: Int, _ decode: (UnsafeRawBufferPointer) -> PacketCodec.Decoded
+    ) throws(DecodingError) -> PacketCodec.Decoded {
         let offset = nextPacket * layout.bytesPerPacket
         let byteCount = min(packets * layout.bytesPerPacket, description.dataByteCount - offset)
-        guard byteCount > 0 else { return 0 }
+        guard byteCount > 0 else { return PacketCodec.Decoded(frames: 0) }
         let frames = try source.withBytes(at: description.dataOffset + offset, count: byteCount, decode)
         nextPacket += (byteCount + layout.bytesPerPacket - 1) / layout.bytesPerPacket
         return frames

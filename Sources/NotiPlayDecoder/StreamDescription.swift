@@ -120,15 +120,20 @@ public struct StreamDescription: Sendable, Hashable {
     /// The file holds less audio than its header promises (it was cut short). What is there
     /// still decodes; a validator (an attachment check) refuses it.
     public var isTruncated = false
+    /// What the header said that noti-play did not follow, one sentence each, for people
+    /// (`noti-play info` prints them): "fact says 11225 frames; the blocks hold 22451: playing the blocks".
+    public var notes: [String] = []
 
     public static let maximumChannelCount = 64
 
     /// Seconds the sound lasts.
     public var duration: Double { Double(frameCount) / sampleRate }
 
-    /// Whole or partial packets in the data.
+    /// Packets that hold the sound (priming included): the ones decoding reads. Bytes after them
+    /// (a partial frame, a last block too short for its headers, padding) are not counted, so
+    /// this agrees with ``frameCount``.
     public var packetCount: Int {
-        bytesPerPacket == 0 ? 0 : (dataByteCount + bytesPerPacket - 1) / bytesPerPacket
+        framesPerPacket == 0 ? 0 : (primingFrames + frameCount + framesPerPacket - 1) / framesPerPacket
     }
 
     public init(

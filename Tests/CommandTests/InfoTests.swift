@@ -66,7 +66,7 @@ import Testing
     @Test func aDirectoryIsRefused() throws {
         let result = try TestTools.run(TestTools.notiPlay, ["info", folder.path])
         #expect(result.status == 1)
-        #expect(result.stderr == "noti-play: \(folder.path): is a directory, not a sound file\n")
+        #expect(result.stderr == "noti-play: \(folder.path): is a directory, not a regular file\n")
     }
 
     @Test func aTextFileIsNotASound() throws {

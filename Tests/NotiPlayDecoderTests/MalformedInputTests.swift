@@ -185,9 +185,10 @@ struct MalformedInputTests {
         .tolerated("odd-sized WAV chunk with its pad byte", WAVBuilder().chunk("LIST", [1, 2, 3]).fmt().data(pcm).bytes),
         .tolerated("odd-sized AIFF SSND with its pad byte", AIFFBuilder().comm(frames: 1, bits: 8).ssnd([5]).chunk("ANNO", [0x41, 0]).bytes),
         .tolerated("odd-sized CAF chunk (CAF has no pad bytes)", CAFBuilder().lpcm(bits: 16).chunk("free", [0, 0, 0]).data(pcmBE).bytes),
-        // A writer that forgot the pad byte: the walk lands one byte into the next chunk header
-        // and finds no 'data'. Refused, not guessed at (libsndfile refuses it too).
-        .refused("odd-sized WAV chunk without its pad byte", .truncated, "'data'", {
+        // A writer that forgot the pad byte: the walk lands one byte into the next chunk header,
+        // whose ID is then not four printable characters, and ends there. Refused, not guessed
+        // at (libsndfile refuses it too).
+        .refused("odd-sized WAV chunk without its pad byte", .malformed, "WAV file has no 'data' chunk", {
             var file = WAVBuilder().fmt().chunk("LIST", [1, 2, 3]).data(pcm).bytes
             file.remove(at: 12 + 24 + 8 + 3)  // the pad byte after LIST's body
             return file
@@ -364,7 +365,7 @@ struct MalformedInputTests {
         expectFailure(.io, saying: kind) { try SoundDecoder(path: path) }
         let result = try Self.info(path)
         #expect(result.status == 1)
-        #expect(result.stderr == "noti-play: \(path): is \(kind), not a sound file\n")
+        #expect(result.stderr == "noti-play: \(path): is \(kind), not a regular file\n")
         #expect(result.seconds < 5)
     }
 
@@ -375,7 +376,7 @@ struct MalformedInputTests {
         try #require(mkfifo(path, 0o600) == 0)
         let result = try Self.info(path)
         #expect(result.status == 1)
-        #expect(result.stderr == "noti-play: \(path): is a FIFO, not a sound file\n")
+        #expect(result.stderr == "noti-play: \(path): is a FIFO, not a regular file\n")
         #expect(result.seconds < 5)
     }
 

@@ -79,6 +79,14 @@ struct FourCC: Hashable, CustomStringConvertible {
         rawValue = value
     }
 
+    /// All four bytes are printable ASCII (0x20...0x7E), as every chunk ID is.
+    var isPrintableASCII: Bool {
+        (0..<4).allSatisfy { index in
+            let byte = UInt8(truncatingIfNeeded: rawValue >> UInt32(8 * index))
+            return byte >= 0x20 && byte < 0x7F
+        }
+    }
+
     /// The code as text, with anything unprintable escaped so an error line stays one line.
     var description: String {
         var text = ""

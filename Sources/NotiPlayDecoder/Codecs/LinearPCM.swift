@@ -1,11 +1,16 @@
 /// Linear PCM: integers of 8 to 32 bits and IEEE floats of 32 or 64, either byte order.
+///
+/// Float samples that are NaN or infinite (or a 64-bit value beyond Float's range) decode as 0,
+/// silence: nothing downstream (gain, mixing, conversion to the device's format) could make
+/// sense of them, and one NaN in a mix silences or deafens every voice in it.
 enum LinearPCM {
-    /// Decodes `sampleCount` interleaved samples from `bytes`.
+    /// Decodes `sampleCount` interleaved samples from `bytes`. Returns how many float samples
+    /// were not finite and became silence (0 for integer formats).
     @inline(__always)
     static func decode<S: DecodedSample>(
         _ format: LinearPCMFormat, _ bytes: UnsafeRawBufferPointer, sampleCount: Int,
         into out: UnsafeMutablePointer<S>
-    ) {
+    ) -> Int {
         let base = bytes.baseAddress!
         let big = format.isBigEndian
         switch (format.bitsPerSample, format.isFloat) {
@@ -19,12 +24,12 @@ enum LinearPCM {
         case (16, _):
             if S.self == Float.self {
                 sixteenBitToFloat(base, count: sampleCount, bigEndian: big, into: UnsafeMutableRawPointer(out).assumingMemoryBound(to: Float.self))
-                return
+                return 0
             }
             if S.self == Int16.self && !big {
                 // Little-endian 16-bit into Int16 on a little-endian machine: the bytes are the samples.
                 UnsafeMutableRawPointer(out).copyMemory(from: base, byteCount: 2 * sampleCount)
-                return
+                return 0
             }
             // The byte-order test stays outside the loop so each loop is a plain load and convert.
             if big {
@@ -61,27 +66,87 @@ enum LinearPCM {
                     | UInt32(p.load(fromByteOffset: lo, as: UInt8.self)) << 8
                 out[i] = S(sample32: Int32(bitPattern: word))
             }
-        case (32, true) where S.self == Float.self && !big:
-            // Little-endian Float32 into Float: the bytes are the samples.
-            UnsafeMutableRawPointer(out).copyMemory(from: base, byteCount: 4 * sampleCount)
         case (32, false):
             for i in 0..<sampleCount {
                 let raw = base.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)
                 out[i] = S(sample32: Int32(bitPattern: big ? UInt32(bigEndian: raw) : UInt32(littleEndian: raw)))
             }
+        case (32, true) where S.self == Float.self:
+            return float32ToFloat(base, count: sampleCount, bigEndian: big, into: UnsafeMutableRawPointer(out).assumingMemoryBound(to: Float.self))
         case (32, true):
+            var silenced = 0
             for i in 0..<sampleCount {
                 let raw = base.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)
-                out[i] = S(sampleFloat: Float(bitPattern: big ? UInt32(bigEndian: raw) : UInt32(littleEndian: raw)))
+                let value = Float(bitPattern: big ? UInt32(bigEndian: raw) : UInt32(littleEndian: raw))
+                if value.isFinite {
+                    out[i] = S(sampleFloat: value)
+                } else {
+                    out[i] = S(sampleFloat: 0)
+                    silenced &+= 1
+                }
             }
+            return silenced
         case (64, true):
+            var silenced = 0
             for i in 0..<sampleCount {
                 let raw = base.loadUnaligned(fromByteOffset: 8 * i, as: UInt64.self)
-                out[i] = S(sampleDouble: Double(bitPattern: big ? UInt64(bigEndian: raw) : UInt64(littleEndian: raw)))
+                let value = Double(bitPattern: big ? UInt64(bigEndian: raw) : UInt64(littleEndian: raw))
+                // Finite as a Float too: 1e300 would become infinity on the way to Float.
+                if Float(value).isFinite {
+                    out[i] = S(sampleDouble: value)
+                } else {
+                    out[i] = S(sampleDouble: 0)
+                    silenced &+= 1
+                }
             }
+            return silenced
         default:
             preconditionFailure("LinearPCMFormat was validated by the container parser")
         }
+        return 0
+    }
+
+    /// 32-bit float samples to Float: the bytes copied (little-endian) or byte-swapped, then
+    /// one read-only pass over the result, eight lanes at a time, that finds NaN and infinity
+    /// (a float is one exactly when its exponent bits are all ones) and writes +0 there.
+    /// Finite samples keep their bits. Returns how many were silenced.
+    @inline(__always)
+    static func float32ToFloat(_ base: UnsafeRawPointer, count: Int, bigEndian: Bool, into out: UnsafeMutablePointer<Float>) -> Int {
+        if bigEndian {
+            for i in 0..<count {
+                out[i] = Float(bitPattern: UInt32(bigEndian: base.loadUnaligned(fromByteOffset: 4 &* i, as: UInt32.self)))
+            }
+        } else {
+            UnsafeMutableRawPointer(out).copyMemory(from: base, byteCount: 4 &* count)
+        }
+        return silenceNonFinite(out, count: count)
+    }
+
+    /// Writes +0 over every NaN and infinity in `samples`; returns how many there were. A float
+    /// is one exactly when its exponent bits are all ones: one vector compare per 8 samples.
+    @inline(__always)
+    static func silenceNonFinite(_ samples: UnsafeMutablePointer<Float>, count: Int) -> Int {
+        let raw = UnsafeMutableRawPointer(samples)
+        let exponent = SIMD8<UInt32>(repeating: 0x7F80_0000)
+        var silenced = 0
+        var i = 0
+        while i &+ 8 <= count {
+            let bits = raw.loadUnaligned(fromByteOffset: 4 &* i, as: SIMD8<UInt32>.self)
+            let nonFinite = (bits & exponent) .== exponent
+            if any(nonFinite) {  // rare: only damaged or hostile files get here
+                silenced &+= Int(SIMD8<UInt32>(repeating: 0).replacing(with: 1, where: nonFinite).wrappedSum())
+                raw.storeBytes(of: bits.replacing(with: 0, where: nonFinite), toByteOffset: 4 &* i, as: SIMD8<UInt32>.self)
+            }
+            i &+= 8
+        }
+        while i < count {
+            if !samples[i].isFinite {
+                samples[i] = 0
+                silenced &+= 1
+            }
+            i &+= 1
+        }
+        return silenced
     }
 
     /// 16-bit samples to Float with SIMD vectors: an unaligned load, a byte swap for big-endian

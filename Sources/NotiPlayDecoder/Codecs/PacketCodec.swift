@@ -16,23 +16,30 @@ enum PacketCodec {
         }
     }
 
+    /// What one decode call wrote.
+    struct Decoded {
+        var frames: Int
+        /// Float samples that were NaN or infinite and were written as silence.
+        var silencedSamples = 0
+    }
+
     /// Decodes the packets in `bytes` into interleaved samples: all whole packets, and for WAV IMA
-    /// ADPCM also a short final block. Returns the frames written.
+    /// ADPCM also a short final block.
     @inline(__always)
     func decode<S: DecodedSample>(
         _ bytes: UnsafeRawBufferPointer, layout: PacketLayout, channelCount: Int, into out: UnsafeMutablePointer<S>
-    ) -> Int {
+    ) -> Decoded {
         let wholePackets = bytes.count / layout.bytesPerPacket
         switch self {
         case .linearPCM(let format):
-            LinearPCM.decode(format, bytes, sampleCount: wholePackets * channelCount, into: out)
-            return wholePackets
+            let silenced = LinearPCM.decode(format, bytes, sampleCount: wholePackets * channelCount, into: out)
+            return Decoded(frames: wholePackets, silencedSamples: silenced)
         case .g711(let law):
             G711.decode(law, bytes, sampleCount: wholePackets * channelCount, into: out)
-            return wholePackets
+            return Decoded(frames: wholePackets)
         case .appleIMA4:
             AppleIMA4.decode(bytes, packetCount: wholePackets, channelCount: channelCount, into: out)
-            return wholePackets * layout.framesPerPacket
+            return Decoded(frames: wholePackets * layout.framesPerPacket)
         case .imaADPCM:
             var frames = 0
             var offset = 0
@@ -45,7 +52,7 @@ enum PacketCodec {
                 frames += decoded
                 offset += blockBytes
             }
-            return frames
+            return Decoded(frames: frames)
         }
     }
 }

@@ -1,7 +1,14 @@
 /// Walks the chunks of a RIFF, IFF (AIFF) or CAF file: an ID, a size, a body, and in RIFF and
 /// IFF a pad byte after an odd size. It stops at the end of the file, and remembers whether the
 /// file ended inside a chunk, so that a missing chunk can be told apart from a cut file.
+///
+/// Its cost follows the number of real chunks, never the file's length: an ID that is not four
+/// printable ASCII characters ends the walk (a sound followed by zeros, `truncate -s 1G`, would
+/// otherwise be walked as 134 million empty chunks), and so does the `maximumChunkCount`th chunk.
 struct ChunkWalker {
+    /// Far more chunks than any writer makes (a few, or a few dozen with markers and metadata).
+    static let maximumChunkCount = 1024
+
     enum SizeField {
         /// RIFF, RIFX, RF64 and IFF: 32 bits.
         case uint32(bigEndian: Bool)
@@ -13,8 +20,11 @@ struct ChunkWalker {
     private let sizeField: SizeField
     private let padsOddSizes: Bool
     private var offset: Int
+    private var chunksWalked = 0
     /// The file ended inside a chunk header or a chunk's body.
     private(set) var fileIsCut = false
+    /// The walk ended at `maximumChunkCount` chunks.
+    private(set) var reachedChunkLimit = false
 
     init(_ source: any ByteSource, firstChunkAt offset: Int, sizeField: SizeField, padsOddSizes: Bool) {
         self.source = source
@@ -38,6 +48,17 @@ struct ChunkWalker {
         }
         var reader = ByteReader(bytes, context: "chunk header")
         let id = try reader.fourCC()
+        // Zeros or other bytes where an ID should be: what follows is not chunks.
+        guard id.isPrintableASCII else {
+            stop()
+            return nil
+        }
+        guard chunksWalked < Self.maximumChunkCount else {
+            reachedChunkLimit = true
+            stop()
+            return nil
+        }
+        chunksWalked += 1
         let size: UInt64
         switch sizeField {
         case .uint32(let bigEndian):
@@ -68,7 +89,10 @@ struct ChunkWalker {
 
     /// The error for a chunk the walk never met: the file was cut, or the chunk is missing.
     func missing(_ chunk: String, in container: String) -> DecodingError {
-        fileIsCut
+        if reachedChunkLimit {
+            return .malformed("\(container) file has no \(chunk) chunk among its first \(Self.maximumChunkCount) chunks")
+        }
+        return fileIsCut
             ? .truncated("file ends before its \(chunk) chunk")
             : .malformed("\(container) file has no \(chunk) chunk")
     }

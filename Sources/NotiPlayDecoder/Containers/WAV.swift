@@ -90,7 +90,7 @@ enum WAV {
         guard let format else { throw walker.missing("'fmt '", in: "WAV") }
         guard let data else { throw walker.missing("'data'", in: "WAV") }
         var description = try describe(format, container: container, bigEndian: bigEndian, data: data, factFrames: factFrames)
-        description.isTruncated = truncated
+        description.isTruncated = description.isTruncated || truncated
         return description
     }
 
@@ -128,7 +128,10 @@ enum WAV {
         switch format.tag {
         case FormatTag.pcm:
             // The sample container is a whole number of bytes; 12- or 20-bit samples sit in 16 or 24.
-            let containerBits = (bits + 7) / 8 * 8
+            var containerBits = (bits + 7) / 8 * 8
+            // 24 bits with a block align of 4 bytes a channel: each sample is a 32-bit word with
+            // the 24 bits at the top, as WAVE_FORMAT_EXTENSIBLE states it and libsndfile reads it.
+            if containerBits == 24 && format.blockAlign == 4 * format.channelCount { containerBits = 32 }
             guard [8, 16, 24, 32].contains(containerBits) else {
                 throw .unsupported("\(bits)-bit integer PCM is not supported (8, 16, 24 and 32 are)")
             }
@@ -168,15 +171,41 @@ enum WAV {
                     "block align \(format.blockAlign) does not match \(channels) channel(s) of \(encoding.bitsPerSample)-bit samples (\(layout.bytesPerPacket) expected)")
             }
         }
-        var frames = layout.framesAvailable(inDataBytes: data.size, encoding: encoding, channelCount: channels)
-        // `fact` holds the true length of compressed data; the last block's padding is not sound.
-        if encoding == .imaADPCM, let factFrames, factFrames > 0, factFrames < UInt64(frames) {
-            frames = Int(factFrames)
-        }
-        return StreamDescription(
+        let blockFrames = layout.framesAvailable(inDataBytes: data.size, encoding: encoding, channelCount: channels)
+        var description = StreamDescription(
             container: container, encoding: encoding, sampleRate: rate, channelCount: channels,
-            frameCount: frames, bytesPerPacket: layout.bytesPerPacket, framesPerPacket: layout.framesPerPacket,
+            frameCount: blockFrames, bytesPerPacket: layout.bytesPerPacket, framesPerPacket: layout.framesPerPacket,
             dataOffset: data.offset, dataByteCount: data.size)
+        // A `fact` of 0 is a streamed writer's placeholder: it says nothing.
+        if encoding == .imaADPCM, let factFrames, factFrames > 0 {
+            switch imaLength(fact: factFrames, blockFrames: blockFrames, framesPerBlock: layout.framesPerPacket) {
+            case .fact(let frames):
+                description.frameCount = frames
+            case .cutShort:
+                description.isTruncated = true
+            case .contradicted:
+                description.notes.append("fact says \(factFrames) frames; the blocks hold \(blockFrames): playing the blocks")
+            }
+        }
+        return description
+    }
+
+    /// What a WAV IMA ADPCM `fact` chunk says about the blocks' frames.
+    enum IMALength: Equatable {
+        /// The true length: it trims the last block's padding.
+        case fact(Int)
+        /// `fact` promises more than the blocks hold: the file was cut.
+        case cutShort
+        /// `fact` ends before the last block: a writer's mistake (MonoGame's tone_stereo_44khz_imaadpcm.wav
+        /// says 11,225 frames of 22,451), not padding; the blocks are the sound.
+        case contradicted
+    }
+
+    /// `fact` is honoured only where it can be padding: within the last block.
+    static func imaLength(fact: UInt64, blockFrames: Int, framesPerBlock: Int) -> IMALength {
+        if fact > UInt64(blockFrames) { return .cutShort }
+        if Int(fact) > blockFrames - framesPerBlock { return .fact(Int(fact)) }
+        return .contradicted
     }
 
     private static func hex(_ tag: UInt16) -> String {

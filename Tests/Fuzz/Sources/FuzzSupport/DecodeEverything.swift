@@ -35,11 +35,11 @@ public func decodeEverything(_ bytes: [UInt8]) -> Int {
                 n = try floats.withUnsafeMutableBufferPointer { all in
                     try decoder.read(into: UnsafeMutableBufferPointer(rebasing: all[..<samples]))
                 }
-                // Integer, G.711 and IMA codecs stay within ±1; only float PCM may carry anything.
-                if !isFloatPCM(d.encoding) {
-                    for value in floats[..<(n * d.channelCount)] {
-                        precondition(value >= -1 && value <= 1, "sample \(value) out of range for \(d.encoding)")
-                    }
+                // Integer, G.711 and IMA codecs stay within ±1; float PCM may carry any number,
+                // but never NaN or infinity (those decode as silence).
+                for value in floats[..<(n * d.channelCount)] {
+                    precondition(value.isFinite, "non-finite sample \(value) from \(d.encoding)")
+                    precondition(isFloatPCM(d.encoding) || (value >= -1 && value <= 1), "sample \(value) out of range for \(d.encoding)")
                 }
             } else {
                 n = try shorts.withUnsafeMutableBufferPointer { all in
@@ -59,7 +59,62 @@ public func decodeEverything(_ bytes: [UInt8]) -> Int {
         // A read can fail only with an I/O error, which memory never gives.
         preconditionFailure("read failed after a successful parse: \(error)")
     }
+    checkZeroPadding(bytes, d)
+    checkNonFiniteSamples(bytes, d)
     return total
+}
+
+/// The same file followed by zeros (`truncate -s`): the zeros are no chunks, so the sound it
+/// describes is the same, or longer where its data runs to the end of the file. (It may fail
+/// to parse where the file was cut inside a chunk header that the zeros complete.)
+func checkZeroPadding(_ bytes: [UInt8], _ d: StreamDescription) {
+    guard let padded = try? SoundDecoder(bytes: bytes + [UInt8](repeating: 0, count: 64 * 1024)) else { return }
+    let p = padded.description
+    precondition(p.container == d.container && p.encoding == d.encoding && p.channelCount == d.channelCount && p.sampleRate == d.sampleRate,
+                 "zeros after the file changed its format")
+    precondition(p.frameCount >= d.frameCount, "zeros after the file shortened the sound: \(p.frameCount) of \(d.frameCount) frames")
+}
+
+/// Float PCM with NaN, +Inf and -Inf written over every seventh sound sample: those decode as
+/// 0 into Float and Int16, and are counted; no non-finite value comes out.
+func checkNonFiniteSamples(_ bytes: [UInt8], _ d: StreamDescription) {
+    guard case .linearPCM(let format) = d.encoding, format.isFloat, d.frameCount > 0 else { return }
+    let width = format.bytesPerSample
+    let first = d.primingFrames * d.channelCount
+    let end = (d.primingFrames + d.frameCount) * d.channelCount
+    var damaged = bytes
+    var written: [Int] = []
+    for (n, index) in stride(from: first, to: end, by: 7).enumerated() {
+        // NaN, +Inf, -Inf as Float64 and as Float32.
+        let value: UInt64 = width == 8
+            ? [0x7FF8_0000_0000_0000, 0x7FF0_0000_0000_0000, 0xFFF0_0000_0000_0000][n % 3]
+            : [0x7FC0_0000, 0x7F80_0000, 0xFF80_0000][n % 3]
+        let at = d.dataOffset + index * width
+        for b in 0..<width {
+            let shift = format.isBigEndian ? (width - 1 - b) * 8 : b * 8
+            damaged[at + b] = UInt8(truncatingIfNeeded: value >> UInt64(shift))
+        }
+        written.append(index - first)
+    }
+    do {
+        let decoder = try SoundDecoder(bytes: damaged)
+        let floats = try decoder.readAll()
+        precondition(floats.allSatisfy { $0.isFinite }, "a non-finite sample came out of \(d.encoding)")
+        for index in written { precondition(floats[index] == 0, "sample \(index) written as NaN or infinity is \(floats[index])") }
+        precondition(decoder.nonFiniteSampleCount >= written.count, "\(decoder.nonFiniteSampleCount) non-finite samples counted, \(written.count) written")
+        decoder.rewind()
+        var shorts = [Int16](repeating: 1, count: 5 * d.channelCount)
+        var offset = 0
+        while case let n = try shorts.withUnsafeMutableBufferPointer({ try decoder.read(into: $0) }), n > 0 {
+            for index in written where index >= offset && index < offset + n * d.channelCount {
+                precondition(shorts[index - offset] == 0, "sample \(index) written as NaN or infinity is \(shorts[index - offset]) as Int16")
+            }
+            offset += n * d.channelCount
+        }
+        precondition(decoder.nonFiniteSampleCount >= written.count)
+    } catch {
+        preconditionFailure("writing NaN into the samples made the file unreadable: \(error)")
+    }
 }
 
 func isFloatPCM(_ encoding: Encoding) -> Bool {
