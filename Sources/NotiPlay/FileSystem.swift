@@ -56,19 +56,6 @@ enum FileSystem {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
-    /// Identity of a file's current contents, for caching decoded sounds.
-    struct Identity: Hashable, Sendable {
-        var device: UInt64, inode: UInt64, size: Int64, modified: Int64, modifiedNanoseconds: Int64
-    }
-
-    static func identity(_ path: String) -> Identity? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return Identity(
-            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-            modified: Int64(info.st_mtim.tv_sec), modifiedNanoseconds: Int64(info.st_mtim.tv_nsec))
-    }
-
     /// A configuration or theme file's text, read through ``RegularFile`` (a FIFO or a device
     /// in its place is refused, not waited on; a file over the size limit is refused whole).
     /// nil when there is no such file; the one-line reason when it cannot be used.

@@ -39,6 +39,13 @@ public struct SoundCheck: Sendable {
         do {
             decoder = try SoundDecoder(file: file)
         } catch {
+            // What `noti-play FILE` would play through libsndfile is said to be that, and why it
+            // is still not a notification sound (a name from a notification would be refused).
+            if let foreign = try? SoundSources.foreignDescription(of: SoundFile(file, formats: .anyReadable), declined: error) {
+                return SoundCheck(description: nil, fileBytes: bytes, problems: problems + [
+                    "it is \(foreign.container), \(foreign.encoding) (played from a path through libsndfile); a notification sound is WAV, AIFF/AIFC or CAF",
+                ])
+            }
             return SoundCheck(description: nil, fileBytes: bytes, problems: problems + [error.message])
         }
         let description = decoder.description

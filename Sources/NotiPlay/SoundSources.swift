@@ -143,18 +143,18 @@ extension SoundSources {
     public static func foreignDescription(of sound: SoundFile, declined: DecodingError) throws(NotificationSoundError) -> ForeignSoundDescription {
         let source = try LibSndFileSource(sound, loops: false, declined: declined)
         return ForeignSoundDescription(
-            container: source.formatName(Int32(SFC_GET_FORMAT_MAJOR), mask: Int32(SF_FORMAT_TYPEMASK)),
-            encoding: source.formatName(Int32(SFC_GET_FORMAT_SUBTYPE), mask: Int32(SF_FORMAT_SUBMASK)),
+            container: source.formatName(mask: Int32(SF_FORMAT_TYPEMASK)),
+            encoding: source.formatName(mask: Int32(SF_FORMAT_SUBMASK)),
             sampleRate: Int(source.sampleRate), channelCount: source.channelCount, frameCount: source.frameCount)
     }
 }
 
 extension LibSndFileSource {
     /// libsndfile's name for the file's container or encoding.
-    fileprivate func formatName(_ command: Int32, mask: Int32) -> String {
+    fileprivate func formatName(mask: Int32) -> String {
         var info = SF_FORMAT_INFO()
         info.format = format & mask
-        guard sf_command(nil, command, &info, Int32(MemoryLayout<SF_FORMAT_INFO>.size)) == 0, let name = info.name else {
+        guard sf_command(nil, Int32(SFC_GET_FORMAT_INFO), &info, Int32(MemoryLayout<SF_FORMAT_INFO>.size)) == 0, let name = info.name else {
             return "libsndfile format 0x\(String(info.format, radix: 16))"
         }
         return String(cString: name)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import NotiPlay
 import NotiPlayDecoder
 
 /// `noti-play info FILE…`: what afinfo shows, for people or (`--json`) for programs.
@@ -22,11 +23,14 @@ struct InfoCommand: ParsableCommand {
             do {
                 // The argument's own bytes: a file name that is not UTF-8 still opens.
                 let file = try RegularFile(path: RawArguments.bytes(of: path))
-                let description = try SoundDecoder(file: file).description
-                if json {
-                    objects.append(Self.json(path: path, description))
-                } else {
-                    try Output.standardOutput((index > 0 ? "\n" : "") + Self.text(path: path, description) + "\n")
+                let separator = index > 0 ? "\n" : ""
+                switch try Self.describe(file) {
+                case .native(let description):
+                    if json { objects.append(Self.json(path: path, description)) }
+                    else { try Output.standardOutput(separator + Self.text(path: path, description) + "\n") }
+                case .foreign(let description):
+                    if json { objects.append(Self.json(path: path, description)) }
+                    else { try Output.standardOutput(separator + Self.text(path: path, description) + "\n") }
                 }
             } catch let error as DecodingError {
                 failed = true
@@ -58,6 +62,44 @@ struct InfoCommand: ParsableCommand {
             (label + ":").padding(toLength: 17) + value
         }.joined(separator: "\n")
     }
+
+    enum Described {
+        case native(StreamDescription)
+        case foreign(ForeignSoundDescription)
+    }
+
+    /// The Swift decoder's description, or — for what `noti-play FILE` plays through libsndfile
+    /// — libsndfile's, so that info says what play does.
+    static func describe(_ file: RegularFile) throws(DecodingError) -> Described {
+        do {
+            return .native(try SoundDecoder(file: file).description)
+        } catch where error.kind == .unknownContainer || error.kind == .unsupported {
+            guard let foreign = try? SoundSources.foreignDescription(of: SoundFile(file, formats: .anyReadable), declined: error) else {
+                throw error
+            }
+            return .foreign(foreign)
+        }
+    }
+
+    /// A file only libsndfile reads: what it says, and that a notification may not name it.
+    static func text(path: String, _ d: ForeignSoundDescription) -> String {
+        [("File", path), ("Container", "\(d.container) (read by libsndfile)"), ("Encoding", d.encoding),
+         ("Sample rate", "\(d.sampleRate) Hz"), ("Channels", String(d.channelCount)), ("Frames", String(d.frameCount)),
+         ("Duration", "\(d.duration.fixed(3)) s"), ("Note", Self.foreignNote)]
+            .map { label, value in (label + ":").padding(toLength: 17) + value }.joined(separator: "\n")
+    }
+
+    static func json(path: String, _ d: ForeignSoundDescription) -> String {
+        let fields: [(String, String)] = [
+            ("file", path.jsonQuoted), ("container", d.container.jsonQuoted), ("readBy", "libsndfile".jsonQuoted),
+            ("encodingDescription", d.encoding.jsonQuoted), ("sampleRate", String(d.sampleRate)),
+            ("channels", String(d.channelCount)), ("frames", String(d.frameCount)), ("duration", d.duration.fixed(6)),
+            ("notes", "[" + Self.foreignNote.jsonQuoted + "]"),
+        ]
+        return "{" + fields.map { "\($0.0.jsonQuoted): \($0.1)" }.joined(separator: ", ") + "}"
+    }
+
+    static let foreignNote = "noti-play plays this file from a path; a notification sound (a name) must be WAV, AIFF/AIFC or CAF"
 
     static func json(path: String, _ d: StreamDescription) -> String {
         let fields: [(String, String)] = [

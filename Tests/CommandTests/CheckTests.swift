@@ -50,7 +50,8 @@ import Testing
         try TestTools.runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=d=0.2", "-y", path])
         let result = try TestTools.run(TestTools.notiPlay, ["check", path, "--attachment"])
         #expect(result.status == 1)
-        #expect(result.stderr == "noti-play: \(path): not valid: not a WAV, AIFF or CAF file\n")
+        // libsndfile reads MP3 (so `noti-play song.mp3` plays it); a notification sound it is not.
+        #expect(result.stderr == "noti-play: \(path): not valid: it is MPEG-1/2 Audio, MPEG Layer III (played from a path through libsndfile); a notification sound is WAV, AIFF/AIFC or CAF\n")
     }
 
     @Test func aSoundOfNoFramesIsNotValid() throws {

@@ -335,7 +335,7 @@ struct OutputForm: Sendable, CustomStringConvertible {
         try "not a sound, just words\n".write(toFile: text, atomically: true, encoding: .utf8)
         let result = try convert([text, folder.file("out.caf")])
         #expect(result.status != 0)
-        #expect(result.stderr == "noti-play: \(text): not a WAV, AIFF or CAF file\n")
+        #expect(result.stderr == "noti-play: \(text): not a WAV, AIFF or CAF file, nor a format libsndfile reads\n")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["notes.wav"])
     }
 

@@ -231,6 +231,19 @@ import Testing
         let played = try TestTools.run(TestTools.notiPlay, [path], environment: try sandbox.environment(playedTap))
         #expect(played.status == 0, "\(played.stderr)")
         #expect(try sandbox.captured(playedTap) == reference.samples)
+
+        // info, check and convert say of the path what play does.
+        let info = try TestTools.run(TestTools.notiPlay, ["info", path])
+        #expect(info.status == 0, "\(info.stderr)")
+        #expect(info.stdoutText.contains("(read by libsndfile)"), "\(info.stdoutText)")
+        #expect(info.stdoutText.contains("Frames:          \(reference.frameCount)\n"), "\(info.stdoutText)")
+        let check = try TestTools.run(TestTools.notiPlay, ["check", path])
+        #expect(check.status == 1)
+        #expect(check.stderr.contains("played from a path through libsndfile); a notification sound is WAV, AIFF/AIFC or CAF"), "\(check.stderr)")
+        let converted = sounds + "/converted.wav"
+        let convert = try TestTools.run(TestTools.notiPlay, ["convert", path, converted, "-d", "LEF32"])
+        #expect(convert.status == 0, "\(convert.stderr)")
+        #expect(try SoundDecoder(path: converted).readAll() == reference.samples)
     }
 
     @Test func aThemeSoundIsWAVOggOrFLACOnly() throws {
