@@ -33,7 +33,27 @@ let package = Package(
         // The notification-sound model: sounds, lookup, sound theme, policy, and the player
         // daemons embed. libsndfile decodes theme sounds the pure-Swift decoder does not (Vorbis).
         .target(name: "NotiPlay", dependencies: ["NotiPlayDecoder", "NotiPlayOutput", "CSndFile"]),
-        .target(name: "NotiPlayC", dependencies: ["NotiPlay"], exclude: ["noti-play.h", "noti-play.pc.in"]),
+        // The shipped libnoti-play.so.0 (scripts/install.sh): its SONAME, only the header's
+        // noti_play_* exported (noti-play.map), and in release builds the Swift runtime linked in,
+        // so that hosts run without a Swift toolchain. Debug builds keep the runtime dynamic (from
+        // the toolchain, through SwiftPM's rpath) because a static link costs every test build.
+        // Unsafe flags keep the NotiPlayC product from being used as a versioned remote dependency;
+        // SwiftPM checks that per product, so the Swift products stay usable. C hosts take the
+        // installed library, not a SwiftPM product.
+        .target(
+            name: "NotiPlayC", dependencies: ["NotiPlay"], exclude: ["noti-play.h", "noti-play.pc.in", "noti-play.map"],
+            linkerSettings: [
+                .unsafeFlags([
+                    "-Xlinker", "-soname=libnoti-play.so.0",  // the major of NOTI_PLAY_VERSION_MAJOR
+                    "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/NotiPlayC/noti-play.map",
+                    "-Xlinker", "--no-undefined",
+                    // gold, swiftc's default on Linux, leaves the runtime's protected symbols in
+                    // the dynamic symbol table (local, but listed); lld lists only noti_play_*.
+                    "-use-ld=lld",
+                ]),
+                .unsafeFlags(["-static-stdlib", "-no-toolchain-stdlib-rpath"], .when(configuration: .release)),
+            ]
+        ),
         .executableTarget(
             name: "NotiPlayCommand",
             dependencies: [

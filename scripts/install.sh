@@ -4,11 +4,16 @@
 #
 #   scripts/install.sh [--prefix DIR] [--from BUILD_DIR]
 #
-# --prefix  where to install (default /usr/local): bin/noti-play, lib/libnoti-play.so,
+# --prefix  where to install (default /usr/local): bin/noti-play, lib/libnoti-play.so.X.Y.Z with
+#           its SONAME link libnoti-play.so.X and development link libnoti-play.so,
 #           include/noti-play.h, lib/pkgconfig/noti-play.pc, share/noti-play/sounds/,
 #           share/man/man1/noti-play.1
 # --from    install what an earlier `swift build` left in BUILD_DIR (e.g. .build/debug) instead
-#           of building release binaries now (the tests use this)
+#           of building release binaries now (the tests use this). A debug build's library
+#           loads the Swift runtime from the toolchain (through its own RUNPATH); only the
+#           release build, the one shipped, has the runtime inside.
+#
+# The version comes from noti-play.h (NOTI_PLAY_VERSION_*), the one place it is written.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 prefix=/usr/local
@@ -21,25 +26,46 @@ while [ $# -gt 0 ]; do
     esac
 done
 
+header=Sources/NotiPlayC/noti-play.h
+version_part() { sed -n "s/^#define NOTI_PLAY_VERSION_$1 \([0-9][0-9]*\)\$/\1/p" "$header"; }
+major=$(version_part MAJOR) minor=$(version_part MINOR) patch=$(version_part PATCH)
+if [ -z "$major" ] || [ -z "$minor" ] || [ -z "$patch" ]; then
+    echo "install.sh: no NOTI_PLAY_VERSION_MAJOR/MINOR/PATCH in $header" >&2
+    exit 1
+fi
+version=$major.$minor.$patch
+soname=libnoti-play.so.$major
+
 if [ -z "$from" ]; then
-    # The command with the Swift runtime linked in: it starts in 3.5 ms instead of 8.
+    # Both with the Swift runtime linked in: the command starts in 3.5 ms instead of 8, and the
+    # library runs in hosts without a Swift toolchain (Package.swift links it statically in
+    # release builds). One scratch folder for both, so the targets they share build once; not
+    # .build, which a running `swift test` holds locked (CLibraryTests installs this way).
     swift build -c release --static-swift-stdlib --product noti-play --scratch-path .build-static
-    swift build -c release --product NotiPlayC
+    swift build -c release --static-swift-stdlib --product NotiPlayC --scratch-path .build-static
     command=.build-static/release/noti-play
-    library=.build/release/libNotiPlayC.so
+    library=.build-static/release/libNotiPlayC.so
 else
     command=$from/noti-play
     library=$from/libNotiPlayC.so
 fi
-# The library links the Swift runtime dynamically; the pkg-config file adds its folder as rpath.
-swift_runtime=$(dirname "$(readlink -f "$(command -v swift)")")/../lib/swift/linux
+# Package.swift writes the SONAME; the header has the version: they must agree.
+built_soname=$(readelf -d "$library" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+if [ "$built_soname" != "$soname" ]; then
+    echo "install.sh: $library has SONAME '$built_soname'; noti-play.h's version $version wants $soname" >&2
+    exit 1
+fi
 
 install -D -m 755 "$command" "$prefix/bin/noti-play"
-install -D -m 755 "$library" "$prefix/lib/libnoti-play.so"
-install -D -m 644 Sources/NotiPlayC/noti-play.h "$prefix/include/noti-play.h"
+install -D -m 755 "$library" "$prefix/lib/libnoti-play.so.$version"
+# The shipped library without its debugging sections: 7 MB instead of 12 (the runtime's share).
+[ -n "$from" ] || strip --strip-unneeded "$prefix/lib/libnoti-play.so.$version"
+ln -sfn "libnoti-play.so.$version" "$prefix/lib/$soname"
+ln -sfn "$soname" "$prefix/lib/libnoti-play.so"
+install -D -m 644 "$header" "$prefix/include/noti-play.h"
 mkdir -p "$prefix/lib/pkgconfig"
-sed -e "s|@PREFIX@|$prefix|" -e "s|@SWIFT_RUNTIME@|$(readlink -f "$swift_runtime")|" \
+sed -e "s|@PREFIX@|$prefix|" -e "s|@VERSION@|$version|" \
     Sources/NotiPlayC/noti-play.pc.in > "$prefix/lib/pkgconfig/noti-play.pc"
 install -D -m 644 -t "$prefix/share/noti-play/sounds" Sounds/*.caf
 install -D -m 644 docs/noti-play.1 "$prefix/share/man/man1/noti-play.1"
-echo "installed noti-play in $prefix"
+echo "installed noti-play $version in $prefix"

@@ -16,6 +16,14 @@ private func player(_ context: OpaquePointer?) -> NotificationSoundPlayer? {
     context.map { Unmanaged<NotificationSoundPlayer>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
 }
 
+/// noti-play.h's NOTI_PLAY_VERSION_* (CLibraryTests compiles a C check that the two agree).
+private let version: StaticString = "0.1.0"
+
+@_cdecl("noti_play_version")
+public func noti_play_version() -> UnsafePointer<CChar> {
+    UnsafeRawPointer(version.utf8Start).assumingMemoryBound(to: CChar.self)
+}
+
 @_cdecl("noti_play_new")
 public func noti_play_new(
     _ device: UnsafePointer<CChar>?, _ folders: UnsafePointer<UnsafePointer<CChar>?>?, _ folderCount: Int

@@ -8,6 +8,11 @@
  * callback, if given, is called exactly once, from a noti-play thread, when it ends. A play
  * call that fails returns 0 and, if `error` is not NULL, stores a one-line message there that
  * the caller frees with noti_play_free_string.
+ *
+ * The library leaves process-wide state alone: ALSA's error handler (snd_lib_error_set_handler)
+ * stays the one the program set. With none set, ALSA's diagnostics from noti-play's calls are not
+ * printed but folded into its error messages; with one set, that handler receives them.
+ * It needs no Swift toolchain at run time: the Swift runtime is inside.
  */
 #ifndef NOTI_PLAY_H
 #define NOTI_PLAY_H
@@ -19,7 +24,19 @@
 extern "C" {
 #endif
 
+/*
+ * The version of this header, the one place it is written: scripts/install.sh names the library
+ * and fills the pkg-config file from these lines. The major is the SONAME's (libnoti-play.so.0)
+ * and changes only when the ABI breaks.
+ */
+#define NOTI_PLAY_VERSION_MAJOR 0
+#define NOTI_PLAY_VERSION_MINOR 1
+#define NOTI_PLAY_VERSION_PATCH 0
+
 typedef struct noti_play noti_play;
+
+/* The version of the library in use, "MAJOR.MINOR.PATCH": may be newer than the header's. */
+const char *noti_play_version(void);
 
 /* How a sound ended. */
 typedef enum {

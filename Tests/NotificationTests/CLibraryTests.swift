@@ -13,17 +13,23 @@ import Testing
 
     /// Installs what `swift build` made into a fresh prefix and builds the example daemon there.
     func buildDaemon() throws -> String {
+        try build(repository + "/docs/examples/noti-play-daemon.c", named: "noti-play-daemon")
+    }
+
+    /// Installs what `swift build` made into a fresh prefix and compiles `source` against it
+    /// with `pkg-config --cflags --libs noti-play` and `extraPackages`.
+    func build(_ source: String, named name: String, extraPackages: [String] = []) throws -> String {
         let prefix = folder.file("prefix")
         let buildDirectory = URL(fileURLWithPath: TestTools.notiPlay).deletingLastPathComponent().path
         try TestTools.runChecked(repository + "/scripts/install.sh", ["--prefix", prefix, "--from", buildDirectory])
         let pkgConfig = ["PKG_CONFIG_PATH": prefix + "/lib/pkgconfig"]
-        let flags = try TestTools.run("pkg-config", ["--cflags", "--libs", "noti-play"], environment: pkgConfig)
+        let flags = try TestTools.run("pkg-config", ["--cflags", "--libs", "noti-play"] + extraPackages, environment: pkgConfig)
         #expect(flags.status == 0, "\(flags.stderr)")
-        let daemon = folder.file("noti-play-daemon")
-        let compile = try TestTools.run("gcc", ["-Wall", "-Wextra", "-Werror", "-o", daemon, repository + "/docs/examples/noti-play-daemon.c"]
+        let program = folder.file(name)
+        let compile = try TestTools.run("gcc", ["-Wall", "-Wextra", "-Werror", "-pthread", "-o", program, source]
             + flags.stdoutText.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty })
         #expect(compile.status == 0, "\(compile.stderr)")
-        return daemon
+        return program
     }
 
     func run(_ daemon: String, _ requests: [String], capture: String) throws -> [String] {
@@ -71,4 +77,128 @@ import Testing
         #expect(written == (try SoundDecoder(path: folder.file("prefix/share/noti-play/sounds/default.caf")).readAll()))
         #expect(FileManager.default.fileExists(atPath: folder.file("prefix/share/man/man1/noti-play.1")))
     }
+
+    /// ALSA's error handler is process-wide: it belongs to the host. A C host sets its own (and a
+    /// thread-local one on its thread) and uses noti-play on a device that does not exist, which
+    /// makes libasound report "Unknown PCM", then on a working one: after every call its handlers
+    /// are still the ones in place. What reaches it is libasound's own diagnostics, as the host
+    /// asked for every ALSA call in its process; noti-play's error line then gives errno's words.
+    /// A host that set no handler gets nothing on stderr, and ALSA's words in the error line.
+    @Test(arguments: [true, false]) func alsasErrorHandlerStaysTheHosts(hostSetsOne: Bool) throws {
+        let source = folder.file("alsa-host.c")
+        try alsaHost.write(toFile: source, atomically: true, encoding: .utf8)
+        let host = try build(source, named: "alsa-host", extraPackages: ["alsa"])
+        let sound = folder.file("chime.caf")
+        try TestTools.runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=880:d=0.1", "-c:a", "adpcm_ima_qt", "-y", sound])
+        let capture = folder.file("played.raw")
+        let result = try TestTools.run(host, [hostSetsOne ? "own" : "none", "file:FILE=\(capture),FORMAT=raw", sound],
+                                       environment: ["XDG_CONFIG_HOME": folder.file("config"), "XDG_DATA_HOME": folder.file("data")])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "")
+        let missing = "audio device 'nosuchdevice': cannot open: No such file or directory"
+        #expect(result.stdoutText == (hostSetsOne ? """
+            error \(missing)
+            finished
+            host handler: in place, called 1 time(s), last 'Unknown PCM nosuchdevice'
+            host thread-local handler: in place
+
+            """ : """
+            error \(missing) (Unknown PCM nosuchdevice)
+            finished
+            no handler: in place
+
+            """))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: capture)).count > 0)
+    }
 }
+
+/// A C host with its own ALSA error handlers: `alsa-host own|none DEVICE SOUND`.
+private let alsaHost = #"""
+#include <alsa/asoundlib.h>
+#include <noti-play.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static int host_calls;
+static char host_last[256];
+static snd_lib_error_handler_t expected;
+
+static void host_handler(const char *file, int line, const char *function, int err, const char *format, ...) {
+    (void)file; (void)line; (void)function; (void)err;
+    va_list arguments;
+    va_start(arguments, format);
+    host_calls++;
+    vsnprintf(host_last, sizeof host_last, format, arguments);
+    va_end(arguments);
+}
+
+static void host_local_handler(const char *file, int line, const char *function, int err, const char *format, va_list arguments) {
+    (void)file; (void)line; (void)function; (void)err; (void)format; (void)arguments;
+}
+
+static void check(const char *when) {
+    if (snd_lib_error != expected) printf("the process-wide handler was replaced %s\n", when);
+}
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+static int ended;
+static noti_play_result outcome;
+static char detail[512];
+
+static void sound_ended(uint64_t id, noti_play_result result, const char *why, void *user_data) {
+    (void)id; (void)user_data;
+    pthread_mutex_lock(&lock);
+    ended = 1;
+    outcome = result;
+    snprintf(detail, sizeof detail, "%s", why);
+    pthread_cond_broadcast(&changed);
+    pthread_mutex_unlock(&lock);
+}
+
+/* Plays `sound` on `device`, then prints "error MESSAGE", "finished", or "ended RESULT DETAIL". */
+static void play(const char *device, const char *sound) {
+    noti_play *player = noti_play_new(device, NULL, 0);
+    check("by noti_play_new");
+    ended = 0;
+    char *error = NULL;
+    uint64_t id = noti_play_file(player, sound, 1.0f, NOTI_PLAY_CRITICAL, sound_ended, NULL, &error);
+    check("by noti_play_file");
+    if (id == 0) {
+        printf("error %s\n", error);
+        noti_play_free_string(error);
+    } else {
+        pthread_mutex_lock(&lock);
+        while (!ended) pthread_cond_wait(&changed, &lock);
+        pthread_mutex_unlock(&lock);
+        if (outcome == NOTI_PLAY_FINISHED) printf("finished\n");
+        else printf("ended %d %s\n", (int)outcome, detail);
+    }
+    check("while playing");
+    noti_play_free(player);
+    check("by noti_play_free");
+}
+
+int main(int argc, char **argv) {
+    if (argc != 4) return 64;
+    int own = strcmp(argv[1], "own") == 0;
+    if (own) {
+        snd_lib_error_set_handler(host_handler);
+        snd_lib_error_set_local(host_local_handler);
+    }
+    expected = snd_lib_error;
+    play("nosuchdevice", argv[3]);
+    play(argv[2], argv[3]);
+    if (own) {
+        printf("host handler: %s, called %d time(s), last '%s'\n",
+               snd_lib_error == host_handler ? "in place" : "replaced", host_calls, host_last);
+        printf("host thread-local handler: %s\n",
+               snd_lib_error_set_local(NULL) == host_local_handler ? "in place" : "replaced");
+    } else {
+        printf("no handler: %s\n", snd_lib_error == expected ? "in place" : "replaced");
+    }
+    return 0;
+}
+"""#

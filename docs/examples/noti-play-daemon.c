@@ -6,8 +6,9 @@
  *
  * Requests:  file PATH [VOLUME] [critical|ringtone]   name NAME [VOLUME] [critical|ringtone]
  *            theme SOUND-NAME                          default [critical|ringtone]
- *            cancel ID   pause ID   resume ID   quiet on|off|auto   wait   quit
- * Replies:   "started ID", "error MESSAGE", and from the library's thread "ended ID RESULT DETAIL".
+ *            cancel ID   pause ID   resume ID   quiet on|off|auto   wait   version   quit
+ * Replies:   "started ID", "error MESSAGE", "version LIBRARY HEADER", and from the library's
+ *            thread "ended ID RESULT DETAIL".
  * NOTI_PLAY_DEVICE names the ALSA device (default: "default").
  */
 #include <noti-play.h>
@@ -88,6 +89,10 @@ int main(void) {
                 while (playing > 0) pthread_cond_wait(&changed, &lock);
                 pthread_mutex_unlock(&lock);
                 printf("idle\n");
+            } else if (strcmp(verb, "version") == 0) {
+                /* The library in use, then the header this program was compiled with. */
+                printf("version %s %d.%d.%d\n", noti_play_version(), NOTI_PLAY_VERSION_MAJOR,
+                       NOTI_PLAY_VERSION_MINOR, NOTI_PLAY_VERSION_PATCH);
             } else if (strcmp(verb, "quit") == 0) break;
             else printf("error unknown request '%s'\n", verb);
         }

@@ -4,9 +4,21 @@
 /// libasound prints its own diagnostics to stderr through a variadic handler, which Swift
 /// cannot define. These route them into a per-thread buffer instead, so noti-play can fold
 /// ALSA's words into its single error line ("Unknown PCM nosuchdevice").
+///
+/// They use alsa-lib's thread-local handler (snd_lib_error_set_local), never the process-wide
+/// one (snd_lib_error_set_handler): that one belongs to the program noti-play runs in (a host
+/// daemon may log ALSA's diagnostics its own way). alsa-lib calls the thread-local handler only
+/// while the process-wide one is its default, so:
+///   - a host that set no handler: ALSA's diagnostics during noti-play's calls are captured,
+///     never printed, and noti-play's error lines carry them;
+///   - a host that set its own: that handler receives them, as it asked to for every ALSA call
+///     in its process, and noti-play's error lines give snd_strerror's words alone.
 
-/// Installs the capturing handler (idempotent).
-void noti_alsa_capture_diagnostics(void);
+/// Captures ALSA's diagnostics on this thread until the matching noti_alsa_capture_end, and
+/// forgets an earlier diagnostic. Pairs nest; the outermost end gives this thread back the
+/// thread-local handler it had (the caller's thread may be the host's).
+void noti_alsa_capture_begin(void);
+void noti_alsa_capture_end(void);
 
 /// The last diagnostic libasound reported on this thread, or "" (cleared by the call).
 const char *noti_alsa_take_diagnostic(void);

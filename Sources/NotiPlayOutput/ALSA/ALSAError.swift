@@ -42,6 +42,16 @@ extension StringProtocol {
     }
 }
 
+/// Runs ALSA calls with libasound's diagnostics captured on this thread instead of printed (see
+/// alsa_support.h): every call noti-play makes into ALSA goes through here, on whichever thread
+/// makes it (the caller's, the worker, the render thread). No allocation: real-time safe.
+@inline(__always)
+func withALSADiagnosticsCaptured<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+    noti_alsa_capture_begin()
+    defer { noti_alsa_capture_end() }
+    return try body()
+}
+
 /// Runs an ALSA call that returns a negative code on failure.
 @inline(__always)
 func check(_ result: Int32, device: String, _ operation: @autoclosure () -> String) throws(ALSAError) {

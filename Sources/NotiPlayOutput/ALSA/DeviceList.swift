@@ -1,4 +1,5 @@
 import CALSA
+import CALSASupport
 
 /// A playback device ALSA knows by name.
 public struct PlaybackDevice: Sendable {
@@ -10,6 +11,10 @@ public struct PlaybackDevice: Sendable {
 public enum PlaybackDevices {
     /// The PCM names ALSA's configuration declares for playback (`aplay -L`).
     public static func list() -> [PlaybackDevice] {
+        withALSADiagnosticsCaptured { hinted() }
+    }
+
+    private static func hinted() -> [PlaybackDevice] {
         var hints: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
         guard snd_device_name_hint(-1, "pcm", &hints) == 0, let hints else { return [] }
         defer { snd_device_name_free_hint(hints) }

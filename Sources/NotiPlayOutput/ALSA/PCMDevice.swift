@@ -46,12 +46,15 @@ final class PCMDevice {
     /// Opens `name` for playback. The open itself does not block: a device held by another
     /// program fails at once ("Device or resource busy") instead of hanging; writes do block.
     init(name: String) throws(ALSAError) {
-        noti_alsa_capture_diagnostics()
         self.name = name
         var pcm: OpaquePointer?
-        try check(snd_pcm_open(&pcm, name, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK), device: name, "cannot open")
+        try withALSADiagnosticsCaptured { () throws(ALSAError) in
+            try check(snd_pcm_open(&pcm, name, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK), device: name, "cannot open")
+        }
         handle = pcm
-        try check(snd_pcm_nonblock(pcm, 0), device: name, "cannot switch to blocking writes")
+        try withALSADiagnosticsCaptured { () throws(ALSAError) in
+            try check(snd_pcm_nonblock(pcm, 0), device: name, "cannot switch to blocking writes")
+        }
     }
 
     deinit { close() }
@@ -63,12 +66,16 @@ final class PCMDevice {
     /// Closes the PCM. Plugins flush on close (the file plugin writes what it buffered), so a
     /// reader that went away raises SIGPIPE on the closing thread: kept from the process.
     func close() {
-        if let handle { BrokenPipeSignal.suppressed { _ = snd_pcm_close(handle) } }
+        if let handle { BrokenPipeSignal.suppressed { withALSADiagnosticsCaptured { _ = snd_pcm_close(handle) } } }
         handle = nil
     }
 
     /// Negotiates rate, channels, sample format, period and buffer with the device.
     func configure(_ request: PCMRequest) throws(ALSAError) -> NegotiatedFormat {
+        try withALSADiagnosticsCaptured { () throws(ALSAError) in try negotiate(request) }
+    }
+
+    private func negotiate(_ request: PCMRequest) throws(ALSAError) -> NegotiatedFormat {
         var hw: OpaquePointer?
         try check(snd_pcm_hw_params_malloc(&hw), device: name, "cannot allocate parameters")
         defer { snd_pcm_hw_params_free(hw) }
@@ -123,13 +130,14 @@ final class PCMDevice {
     }
 
     // The real-time half: static functions on the raw handle, so the render thread goes through
-    // this wrapper without touching the object (or its reference count).
+    // this wrapper without touching the object (or its reference count). Each captures ALSA's
+    // diagnostics on the render thread as the setup does on the worker's.
 
     /// Writes interleaved frames, blocking while the buffer is full.
     /// Returns the frames written, or a negative ALSA error code (-EPIPE is an underrun).
     @inline(__always)
     static func write(_ pcm: OpaquePointer, _ frames: UnsafeRawPointer, count: Int) -> Int {
-        snd_pcm_writei(pcm, frames, snd_pcm_uframes_t(count))
+        withALSADiagnosticsCaptured { snd_pcm_writei(pcm, frames, snd_pcm_uframes_t(count)) }
     }
 
     /// Prepares the device again after an underrun (-EPIPE) or a suspend (-ESTRPIPE), and lets
@@ -140,21 +148,23 @@ final class PCMDevice {
     /// returns -EPIPE, and "recovering" from that would write into the broken pipe forever.
     @inline(__always)
     static func recover(_ pcm: OpaquePointer, _ code: Int32) -> Int32 {
-        let state = snd_pcm_state(pcm)
-        if code == -EPIPE && state != SND_PCM_STATE_XRUN { return code }
-        if code == -ESTRPIPE && state != SND_PCM_STATE_SUSPENDED { return code }
-        return snd_pcm_recover(pcm, code, 1)
+        withALSADiagnosticsCaptured {
+            let state = snd_pcm_state(pcm)
+            if code == -EPIPE && state != SND_PCM_STATE_XRUN { return code }
+            if code == -ESTRPIPE && state != SND_PCM_STATE_SUSPENDED { return code }
+            return snd_pcm_recover(pcm, code, 1)
+        }
     }
 
     /// Makes a drained or stopped device ready to start again on the next write.
     @inline(__always)
-    static func prepare(_ pcm: OpaquePointer) { snd_pcm_prepare(pcm) }
+    static func prepare(_ pcm: OpaquePointer) { withALSADiagnosticsCaptured { _ = snd_pcm_prepare(pcm) } }
 
     /// Blocks until everything written has been played.
     @inline(__always)
-    static func drain(_ pcm: OpaquePointer) { snd_pcm_drain(pcm) }
+    static func drain(_ pcm: OpaquePointer) { withALSADiagnosticsCaptured { _ = snd_pcm_drain(pcm) } }
 
     /// Stops at once, discarding what has not been played.
     @inline(__always)
-    static func drop(_ pcm: OpaquePointer) { snd_pcm_drop(pcm) }
+    static func drop(_ pcm: OpaquePointer) { withALSADiagnosticsCaptured { _ = snd_pcm_drop(pcm) } }
 }

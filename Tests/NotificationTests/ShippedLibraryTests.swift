@@ -1,0 +1,90 @@
+import Foundation
+import NotiPlayDecoder
+import NotiPlayTestSupport
+import Testing
+
+/// libnoti-play as it is shipped to C hosts: built and installed by `scripts/install.sh` (a
+/// release build, as a user runs it), checked with binutils (readelf, nm) the way a packager
+/// would, and run by the example daemon where no Swift toolchain is. Needs root for the mount
+/// namespace (`unshare -m`, util-linux), as CI runs; anything missing fails, nothing is skipped.
+@Suite struct ShippedLibraryTests {
+    let folder = TemporaryDirectory("shipped-library")
+    let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    /// The Swift toolchain's folder: the one whose usr/bin holds the `swift` on PATH (/opt/swift).
+    func toolchainFolder() throws -> String {
+        let swift = try TestTools.runChecked("/bin/sh", ["-c", "readlink -f \"$(command -v swift)\""]).stdoutText
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let folder = URL(fileURLWithPath: swift).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
+        #expect(FileManager.default.fileExists(atPath: folder + "/usr/lib/swift/linux/libswiftCore.so"), "\(folder)")
+        return folder
+    }
+
+    /// The functions noti-play.h declares, read as the compiler reads the header.
+    func headerFunctions() throws -> Set<String> {
+        let preprocessed = try TestTools.runChecked("gcc", ["-E", "-P", repository + "/Sources/NotiPlayC/noti-play.h"]).stdoutText
+        let declaration = try Regex(#"\b(noti_play_[a-z_]+)\s*\("#)
+        return Set(preprocessed.matches(of: declaration).map { String(preprocessed[$0.range].prefix { $0 != "(" && !$0.isWhitespace }) })
+    }
+
+    func compileDaemon(prefix: String) throws -> String {
+        let flags = try TestTools.run("pkg-config", ["--cflags", "--libs", "noti-play"],
+                                      environment: ["PKG_CONFIG_PATH": prefix + "/lib/pkgconfig"])
+        #expect(flags.status == 0, "\(flags.stderr)")
+        let daemon = folder.file("noti-play-daemon")
+        try TestTools.runChecked("gcc", ["-Wall", "-Wextra", "-Werror", "-o", daemon, repository + "/docs/examples/noti-play-daemon.c"]
+            + flags.stdoutText.split(whereSeparator: \.isWhitespace).map(String.init))
+        return daemon
+    }
+
+    @Test func theShippedLibraryRunsWhereNoSwiftToolchainIs() throws {
+        let toolchain = try toolchainFolder()
+        let prefix = folder.file("prefix")
+        try TestTools.runChecked(repository + "/scripts/install.sh", ["--prefix", prefix])
+        let lib = prefix + "/lib/"
+
+        // The library under its full version, its SONAME link and the link `-lnoti-play` finds.
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: lib + "libnoti-play.so") == "libnoti-play.so.0")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: lib + "libnoti-play.so.0") == "libnoti-play.so.0.1.0")
+        let library = lib + "libnoti-play.so.0.1.0"
+        let dynamic = try TestTools.runChecked("readelf", ["-d", library]).stdoutText
+        #expect(dynamic.contains("Library soname: [libnoti-play.so.0]"), "\(dynamic)")
+        // Nothing sends the loader to the toolchain: no Swift library needed, no path into it.
+        #expect(!dynamic.contains("libswift") && !dynamic.contains(toolchain), "\(dynamic)")
+        let pkgConfig = try TestTools.run("pkg-config", ["--cflags", "--libs", "noti-play"],
+                                          environment: ["PKG_CONFIG_PATH": lib + "pkgconfig"])
+        #expect(pkgConfig.status == 0 && !pkgConfig.stdoutText.contains(toolchain), "\(pkgConfig.stdoutText)")
+        let modversion = try TestTools.run("pkg-config", ["--modversion", "noti-play"], environment: ["PKG_CONFIG_PATH": lib + "pkgconfig"])
+        #expect(modversion.stdoutText == "0.1.0\n")
+
+        // Exactly the header's functions are exported: not the Swift runtime, not the ALSA shim.
+        let symbols = try TestTools.runChecked("nm", ["-D", "--defined-only", library]).stdoutText
+        let exported = Set(symbols.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) })
+        #expect(exported == (try headerFunctions()))
+
+        // The example daemon, compiled against the installed library, plays with the toolchain's
+        // folder hidden under an empty tmpfs (in a mount namespace of its own; the test checks
+        // that libswiftCore.so is gone there before starting the daemon).
+        let daemon = try compileDaemon(prefix: prefix)
+        let sound = folder.file("chime.caf")
+        try TestTools.runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=660:d=0.25", "-c:a", "adpcm_ima_qt", "-y", sound])
+        let requests = folder.file("requests")
+        try "version\nfile \(sound) 0.5 critical\nwait\nquit\n".write(toFile: requests, atomically: true, encoding: .utf8)
+        let capture = folder.file("played.raw")
+        let hidden = try TestTools.run("unshare", ["--mount", "--propagation", "private", "/bin/sh", "-c", """
+            mount -t tmpfs tmpfs "$1" || exit 90
+            if [ -e "$1/usr/lib/swift/linux/libswiftCore.so" ]; then echo "the toolchain is still there" >&2; exit 91; fi
+            exec "$2" < "$3"
+            """, "sh", toolchain, daemon, requests], environment: [
+                "NOTI_PLAY_DEVICE": "file:FILE=\(capture),FORMAT=raw",
+                "XDG_CONFIG_HOME": folder.file("config"), "XDG_DATA_HOME": folder.file("data"),
+            ])
+        #expect(hidden.status == 0, "\(hidden.stderr)")
+        #expect(hidden.stdoutText == "version 0.1.0 0.1.0\nstarted 1\nended 1 finished \nidle\n", "\(hidden.stderr)")
+        let written = try Data(contentsOf: URL(fileURLWithPath: capture)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let expected = try SoundDecoder(path: sound).readAll().flatMap { [$0 * Float(0.5), $0 * Float(0.5)] }
+        #expect(!expected.isEmpty && Array(written.prefix(expected.count)) == expected)
+    }
+}
