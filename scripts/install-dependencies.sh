@@ -16,7 +16,8 @@ packages=(
     pulseaudio-utils     # parec records what the null sink played
     sound-theme-freedesktop  # the freedesktop sound theme that --sound-name looks up
     gcc                  # the tests compile the C example daemon against libnoti-play
-    stress-ng            # keeps every core busy while a long sound must still play without underrun
+    stress-ng            # keeps every core busy while a long sound plays, beside aplay
+    alsa-utils           # aplay: the peer noti-play's real-time figures are compared with
 )
 # Also used, from util-linux (Essential in Debian, always installed): prlimit bounds the memory
 # of `noti-play info` on malformed files, setpriv runs it as nobody on an unreadable file.
