@@ -130,3 +130,34 @@ import Testing
         #expect(wall >= 1.0 && wall < 1.0 + silence + 0.5, "took \(wall) s with \(silence) s of inserted silence")
     }
 }
+
+/// The alignment the PulseTests judge recordings by: it forgives only silence inserted between
+/// whole periods, and catches a sample lost, changed or silenced inside a period.
+@Suite struct SinkAlignmentTests {
+    // A stereo ramp that is never silent: frame n is (n + 1, -(n + 1)).
+    let expected = (0..<2000).flatMap { [$0 + 1, -($0 + 1)] }
+    func recorded(_ frames: [Int]) -> [Int16] { frames.map { Int16($0) } }
+
+    @Test func silenceBetweenPeriodsIsTheOnlyThingForgiven() {
+        var frames = [0, 0, 0, 0] + expected  // leading silence before the sound
+        frames.insert(contentsOf: [Int](repeating: 0, count: 219 * 2), at: (4 + 440 * 2))
+        let alignment = SinkAlignment(expected: expected, recorded: recorded(frames), channels: 2, expectedStart: 0, recordedStart: 2)
+        #expect(alignment.mismatch == nil && !alignment.endsEarly)
+        #expect(alignment.gaps.count == 1 && alignment.gaps[0].frame == 440 && alignment.gaps[0].frames == 219)
+        #expect(alignment.gaps.allSatisfy { $0.isAtPeriodBoundary(220) })
+    }
+
+    @Test func aLostChangedOrMidPeriodSilencedSampleIsCaught() {
+        var lost = expected
+        lost.removeSubrange(1000..<1002)  // frame 500 missing
+        #expect(SinkAlignment(expected: expected, recorded: recorded(lost), channels: 2, expectedStart: 0, recordedStart: 0).mismatch?.expectedFrame == 500)
+        var changed = expected
+        changed[1001] += 1
+        #expect(SinkAlignment(expected: expected, recorded: recorded(changed), channels: 2, expectedStart: 0, recordedStart: 0).mismatch?.expectedFrame == 500)
+        var silenced = expected
+        silenced.insert(contentsOf: [0, 0, 0, 0], at: 1000)  // silence before frame 500, inside a period
+        let alignment = SinkAlignment(expected: expected, recorded: recorded(silenced), channels: 2, expectedStart: 0, recordedStart: 0)
+        #expect(alignment.gaps.count == 1 && !alignment.gaps[0].isAtPeriodBoundary(220))
+        #expect(SinkAlignment(expected: expected, recorded: recorded(Array(expected.prefix(1000))), channels: 2, expectedStart: 0, recordedStart: 0).endsEarly)
+    }
+}
