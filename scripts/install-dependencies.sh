@@ -16,11 +16,14 @@ packages=(
     pulseaudio-utils     # parec records what the null sink played
     sound-theme-freedesktop  # the freedesktop sound theme that --sound-name looks up
     gcc                  # the tests compile the C example daemon against libnoti-play
-    stress-ng            # keeps every core busy while a long sound must still play without underrun
+    stress-ng            # keeps every core busy while a long sound plays, beside aplay
+    alsa-utils           # aplay: the peer noti-play's real-time figures are compared with
     strace               # shows that convert syncs the file before the rename and the folder after
 )
 # Also used, from util-linux (Essential in Debian, always installed): prlimit bounds the memory
-# of `noti-play info` on malformed files, setpriv runs it as nobody on an unreadable file.
+# of `noti-play info` on malformed files, setpriv runs it as nobody on an unreadable file, unshare
+# hides the Swift toolchain from the shipped C library's test; binutils (readelf, nm, strip) comes
+# with gcc.
 
 missing=()
 for package in "${packages[@]}"; do

@@ -116,6 +116,21 @@ public final class PulseServer: @unchecked Sendable {
         }
     }
 
+    /// Keeps the sink rendering in 5 ms blocks, as a sink with a real device clock does, while
+    /// `body` runs: a low-latency reader of its monitor (discarding what it reads). Without a
+    /// client that asks for low latency the null sink renders 2 s blocks and, taking no
+    /// rewinds, keeps rendering the block in flight after a playback stream asks for less.
+    public func atLowLatency<T>(_ body: () throws -> T) throws -> T {
+        try ensureRunning()
+        let reader = try ChildProcess("parec", [
+            "--server=unix:" + socket, "-d", sinkName + ".monitor", "--format=s16le", "--rate=44100",
+            "--channels=2", "--latency-msec=5", "--raw", "/dev/null",
+        ], environment: environment, in: folder)
+        defer { reader.signal(SIGINT); reader.wait() }
+        usleep(2_200_000)  // the 2 s block in flight when it asked plays out
+        return try body()
+    }
+
     /// Records the sink's monitor as interleaved S16 stereo while `body` runs, then `tail` longer.
     public func record(tail: TimeInterval = 0.3, during body: () throws -> Void) throws -> [Int16] {
         try ensureRunning()

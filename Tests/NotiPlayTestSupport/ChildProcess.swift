@@ -36,7 +36,8 @@ public final class ChildProcess: @unchecked Sendable {
         let envp = env.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var child = pid_t()
-        let result = posix_spawnp(&child, executable, &actions, &attributes, argv, envp)
+        let resolved = try TestTools.locate(executable)
+        let result = posix_spawn(&child, resolved, &actions, &attributes, argv, envp)
         guard result == 0 else { throw ToolFailure(command: executable, stderr: String(cString: strerror(result))) }
         pid = child
     }
@@ -52,6 +53,28 @@ public final class ChildProcess: @unchecked Sendable {
         let termination = raw & 0x7F
         status = termination == 0 ? (raw >> 8) & 0xFF : 128 + termination
         return status!
+    }
+
+    /// The exit status if the child has ended (as `wait()` gives it), nil while it runs.
+    public func poll() -> Int32? {
+        if let status { return status }
+        var raw: Int32 = 0
+        guard waitpid(pid, &raw, WNOHANG) == pid else { return nil }
+        let termination = raw & 0x7F
+        status = termination == 0 ? (raw >> 8) & 0xFF : 128 + termination
+        return status
+    }
+
+    /// Waits for every child, noting when each ended (within 2 ms), in seconds after `start`.
+    public static func waitAll(_ children: [ChildProcess], since start: Date) -> [(status: Int32, seconds: TimeInterval)] {
+        var ended = [TimeInterval?](repeating: nil, count: children.count)
+        while ended.contains(where: { $0 == nil }) {
+            for (index, child) in children.enumerated() where ended[index] == nil && child.poll() != nil {
+                ended[index] = Date().timeIntervalSince(start)
+            }
+            usleep(2_000)
+        }
+        return zip(children, ended).map { ($0.status!, $1!) }
     }
 
     public var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }

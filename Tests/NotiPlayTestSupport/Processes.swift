@@ -2,26 +2,47 @@ import Foundation
 
 /// What a finished process left behind.
 public struct ProcessResult: Sendable {
+    /// The exit status; for a process killed by a signal, the signal's number (see `signal`).
     public var status: Int32
+    /// The signal that ended the process, or nil when it exited.
+    public var signal: Int32? = nil
     public var stdout: [UInt8]
     public var stderr: String
     public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
 }
 
 public enum TestTools {
-    /// Runs `executable` (a path, or a name looked up on PATH) to completion.
+    /// The folders tools are looked up in, as PATH spells them: the process's own PATH unless a
+    /// test narrows it for itself (`TestTools.$searchPath.withValue("/nonexistent") { ... }`),
+    /// which is how the tests check that a missing tool fails as missing.
+    @TaskLocal public static var searchPath: String? = nil
+
+    /// The path of the executable `name` on the search path; throws `ToolMissing` when there is
+    /// none, so that a tool that is not installed can never pass for one that ran and refused.
+    public static func locate(_ name: String) throws -> String {
+        if name.contains("/") {
+            guard access(name, X_OK) == 0 else { throw ToolMissing(name: name, searchPath: "") }
+            return name
+        }
+        let folders = searchPath ?? ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for folder in folders.split(separator: ":") where !folder.isEmpty {
+            let candidate = "\(folder)/\(name)"
+            var info = stat()
+            if stat(candidate, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, access(candidate, X_OK) == 0 {
+                return candidate
+            }
+        }
+        throw ToolMissing(name: name, searchPath: folders)
+    }
+
+    /// Runs `executable` (a path, or a name looked up on the search path) to completion.
     @discardableResult
     public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil
     ) throws -> ProcessResult {
         let process = Process()
-        if executable.contains("/") {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [executable] + arguments
-        }
+        process.executableURL = URL(fileURLWithPath: try locate(executable))
+        process.arguments = arguments
         if let environment {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
@@ -45,8 +66,9 @@ public enum TestTools {
         let errData = errBox.data
         process.waitUntilExit()
         return ProcessResult(
-            status: process.terminationStatus, stdout: [UInt8](outData),
-            stderr: String(decoding: errData, as: UTF8.self))
+            status: process.terminationStatus,
+            signal: process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil,
+            stdout: [UInt8](outData), stderr: String(decoding: errData, as: UTF8.self))
     }
 
     /// Runs a command that must succeed; throws with its stderr otherwise.
@@ -68,6 +90,20 @@ public enum TestTools {
             dir = dir.deletingLastPathComponent()
         }
         return dir.appendingPathComponent("noti-play").path
+    }
+}
+
+/// A tool the tests need is not installed: a failure of the test machine, never a verdict of
+/// the tool on a file.
+public struct ToolMissing: Error, CustomStringConvertible, Equatable {
+    public var name: String
+    public var searchPath: String
+    public init(name: String, searchPath: String) {
+        self.name = name
+        self.searchPath = searchPath
+    }
+    public var description: String {
+        "\(name) is not installed (not found on PATH \(searchPath)); scripts/install-dependencies.sh installs it"
     }
 }
 

@@ -24,7 +24,19 @@ import Testing
         return first..<(last + 1)
     }
 
-    @Test func playsInRealTimeWithNoUnderrunsAndTheSinkHearsTheDecodedSamples() throws {
+    /// noti-play's period at 44.1 kHz (5 ms), the unit in which it writes to the device.
+    static let period = 220
+
+    /// The sink received every decoded sample, exactly (the server's Float32 → S16 conversion
+    /// returns a 16-bit source exactly) and in order, from the first to the last.
+    ///
+    /// What the machine's load may change, and this test therefore allows: silence the sink
+    /// inserted where noti-play's stream ran dry, which comes between two of noti-play's writes,
+    /// so at a whole period of the sound. (Seen under other load: 1–13 such runs of 219–1971
+    /// frames, at frames 220, 2640, 4400, ...; every other sample exact.) Silence anywhere else,
+    /// or any sample lost, changed or out of order, is noti-play's. How often the sink runs dry
+    /// under load, beside aplay, is PulseUnderStress's business.
+    @Test func theSinkHearsEveryDecodedSampleInOrderInRealTime() throws {
         let pulse = try #require(PulseServer.shared, "PulseAudio did not start")
         let path = try tone("real-time.wav", seconds: 1.5)
         var player: ChildProcess?
@@ -37,21 +49,22 @@ import Testing
         }
         let played = try #require(player)
         #expect(played.wait() == 0, "\(played.stderr)")
-        // Its duration, plus start-up and the drain of a 20 ms buffer.
-        #expect(wall >= 1.5 && wall < 1.5 + 0.25, "took \(wall) s; \(played.stderr)")
-        #expect(played.stderr.contains("underruns:   0 device"), "\(played.stderr)")
+        #expect(played.stderr.contains("period:      \(Self.period) frames"), "\(played.stderr)")
 
-        // The sink received every frame, from the first, in order: the server's Float32 → S16
-        // conversion returns a 16-bit source exactly.
         let decoded = try SoundDecoder(path: path).readAll()
         let expected = decoded.map { Int(($0 * 32768).rounded()) }
         let soundStart = try #require(expected.firstIndex { $0 != 0 })
-        let range = try #require(Self.soundingRange(recording))
-        let heardStart = range.lowerBound * 2 + soundStart % 2
-        let heard = recording[heardStart...].prefix(expected.count - soundStart).map(Int.init)
-        #expect(heard.count == expected.count - soundStart, "the recording ends early")
-        let mismatches = zip(expected[soundStart...], heard).filter { $0 != $1 }.count
-        #expect(mismatches == 0, "\(mismatches) samples differ")
+        let range = try #require(Self.soundingRange(recording), "the sink heard nothing")
+        let alignment = SinkAlignment(expected: expected, recorded: recording, channels: 2,
+                                      expectedStart: soundStart / 2, recordedStart: range.lowerBound)
+        let seen = "\(alignment.gaps.count) runs of inserted silence (\(alignment.gaps)); \(played.stderr)"
+        #expect(alignment.mismatch == nil, "sample lost, changed or out of order at \(String(describing: alignment.mismatch)); \(seen)")
+        #expect(!alignment.endsEarly, "the recording ends after \(alignment.matchedFrames) frames; \(seen)")
+        #expect(alignment.gaps.allSatisfy { $0.isAtPeriodBoundary(Self.period) }, "silence inside a period: \(seen)")
+        // Real time: the sound's duration plus the silence the sink inserted, plus start-up and
+        // the drain of a 20 ms buffer (0.1 s measured under two concurrent builds; 0.5 s allowed).
+        let silence = Double(alignment.silentFrames) / 44100
+        #expect(wall >= 1.5 && wall < 1.5 + silence + 0.5, "took \(wall) s with \(silence) s of inserted silence; \(seen)")
     }
 
     @Test func sigintEndsALongSoundWithin50msWithAFadeNotAClick() throws {
@@ -99,13 +112,52 @@ import Testing
             wall = Date().timeIntervalSince(start)
         }
         #expect(status == 0)
-        #expect(wall >= 1.0 && wall < 1.3, "took \(wall) s")
-        // Four passes of the 0.25 s sound, back to back: about a second of sound, no gaps.
-        let range = try #require(Self.soundingRange(recording))
-        #expect(Double(range.count) / 44100 > 0.95 && Double(range.count) / 44100 < 1.1, "\(range.count) frames")
-        let left = stride(from: range.lowerBound * 2, to: range.upperBound * 2, by: 2).map { recording[$0] }
-        var longestSilence = 0, run = 0
-        for sample in left { run = sample == 0 ? run + 1 : 0; longestSilence = max(longestSilence, run) }
-        #expect(longestSilence < 10, "a gap of \(longestSilence) frames between loops")
+        // Four passes of the 0.25 s sound, back to back: exactly its samples four times over,
+        // with no silence at a seam (11025 frames is no whole number of 220-frame periods, so
+        // silence the sink inserts under load, which comes at period boundaries, cannot pass for
+        // a gap between loops).
+        let once = try SoundDecoder(path: path).readAll().map { Int(($0 * 32768).rounded()) }
+        let expected = Array([[Int]](repeating: once, count: 4).joined())
+        let soundStart = try #require(expected.firstIndex { $0 != 0 })
+        let range = try #require(Self.soundingRange(recording), "the sink heard nothing")
+        let alignment = SinkAlignment(expected: expected, recorded: recording, channels: 2,
+                                      expectedStart: soundStart / 2, recordedStart: range.lowerBound)
+        let seen = "\(alignment.gaps.count) runs of inserted silence (\(alignment.gaps))"
+        #expect(alignment.mismatch == nil, "sample lost, changed or out of order at \(String(describing: alignment.mismatch)); \(seen)")
+        #expect(!alignment.endsEarly, "the recording ends after \(alignment.matchedFrames) of 44100 frames; \(seen)")
+        #expect(alignment.gaps.allSatisfy { $0.isAtPeriodBoundary(Self.period) }, "silence inside a period (a seam?): \(seen)")
+        let silence = Double(alignment.silentFrames) / 44100
+        #expect(wall >= 1.0 && wall < 1.0 + silence + 0.5, "took \(wall) s with \(silence) s of inserted silence")
+    }
+}
+
+/// The alignment the PulseTests judge recordings by: it forgives only silence inserted between
+/// whole periods, and catches a sample lost, changed or silenced inside a period.
+@Suite struct SinkAlignmentTests {
+    // A stereo ramp that is never silent: frame n is (n + 1, -(n + 1)).
+    let expected = (0..<2000).flatMap { [$0 + 1, -($0 + 1)] }
+    func recorded(_ frames: [Int]) -> [Int16] { frames.map { Int16($0) } }
+
+    @Test func silenceBetweenPeriodsIsTheOnlyThingForgiven() {
+        var frames = [0, 0, 0, 0] + expected  // leading silence before the sound
+        frames.insert(contentsOf: [Int](repeating: 0, count: 219 * 2), at: (4 + 440 * 2))
+        let alignment = SinkAlignment(expected: expected, recorded: recorded(frames), channels: 2, expectedStart: 0, recordedStart: 2)
+        #expect(alignment.mismatch == nil && !alignment.endsEarly)
+        #expect(alignment.gaps.count == 1 && alignment.gaps[0].frame == 440 && alignment.gaps[0].frames == 219)
+        #expect(alignment.gaps.allSatisfy { $0.isAtPeriodBoundary(220) })
+    }
+
+    @Test func aLostChangedOrMidPeriodSilencedSampleIsCaught() {
+        var lost = expected
+        lost.removeSubrange(1000..<1002)  // frame 500 missing
+        #expect(SinkAlignment(expected: expected, recorded: recorded(lost), channels: 2, expectedStart: 0, recordedStart: 0).mismatch?.expectedFrame == 500)
+        var changed = expected
+        changed[1001] += 1
+        #expect(SinkAlignment(expected: expected, recorded: recorded(changed), channels: 2, expectedStart: 0, recordedStart: 0).mismatch?.expectedFrame == 500)
+        var silenced = expected
+        silenced.insert(contentsOf: [0, 0, 0, 0], at: 1000)  // silence before frame 500, inside a period
+        let alignment = SinkAlignment(expected: expected, recorded: recorded(silenced), channels: 2, expectedStart: 0, recordedStart: 0)
+        #expect(alignment.gaps.count == 1 && !alignment.gaps[0].isAtPeriodBoundary(220))
+        #expect(SinkAlignment(expected: expected, recorded: recorded(Array(expected.prefix(1000))), channels: 2, expectedStart: 0, recordedStart: 0).endsEarly)
     }
 }

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Underruns and wall time of noti-play beside aplay, in the same run, through a private
+PulseAudio null sink, with or without stress-ng keeping every core busy.
+
+Each round plays one 8 s sound with noti-play and, at the same moment, with aplay on the same
+server (same device, same period and buffer as noti-play negotiated), so that both meet the same
+load. It prints one line per round and a summary. These are figures of this machine and its load,
+not pass/fail: the unit test (PulseUnderStress.swift) only asserts that noti-play does no worse
+than aplay in the same round.
+
+Variants (--variants, comma-separated):
+  aplay        aplay as a user starts it (normal priority), noti-play's period and buffer
+  aplay-early  aplay that starts the device after one period, as noti-play does (aplay waits
+               for a full buffer by default)
+  aplay-fifo   aplay under `chrt -f 20` (every thread SCHED_FIFO 20, also libpulse's)
+  notiplay-fifo  noti-play under `chrt -f 20` (then libpulse's thread inherits SCHED_FIFO too)
+  notiplay-again  a second noti-play, started last (is the first stream treated differently?)
+  notiplay-s16  noti-play forced to S16 samples (as aplay plays this file) instead of FLOAT
+  notiplay-nofifo  noti-play without CAP_SYS_NICE: its render thread is refused SCHED_FIFO
+noti-play itself asks SCHED_FIFO for its render thread only; through the ALSA pulse plugin the
+samples travel on libpulse's own thread, which stays at normal priority unless started under chrt.
+
+Usage: scripts/measure-underruns.py [--rounds 10] [--stress] [--seconds 8] [--binary PATH]
+                                    [--variants aplay,aplay-fifo,notiplay-fifo]
+Needs: sox, aplay (alsa-utils), pulseaudio, stress-ng (with --stress), a built noti-play.
+"""
+import argparse, os, re, shutil, statistics, subprocess, sys, tempfile, time
+
+
+def start_pulse(folder):
+    script = f"""load-module module-native-protocol-unix socket={folder}/native auth-anonymous=1
+load-module module-null-sink sink_name=measure rate=44100 channels=2 norewinds=1
+set-default-sink measure
+"""
+    open(f"{folder}/default.pa", "w").write(script)
+    open(f"{folder}/asound.conf", "w").write("pcm.!default { type pulse }\nctl.!default { type pulse }\n")
+    env = dict(os.environ, HOME=folder, PULSE_RUNTIME_PATH=f"{folder}/run", PULSE_STATE_PATH=f"{folder}/state",
+               DBUS_SESSION_BUS_ADDRESS="unix:path=/nonexistent")
+    subprocess.run(["pulseaudio", "-n", "-F", f"{folder}/default.pa", "--daemonize=yes", "--exit-idle-time=30",
+                    f"--log-target=file:{folder}/pulse.log", "--use-pid-file=yes"], env=env, check=True)
+    return dict(os.environ, PULSE_SERVER=f"unix:{folder}/native", ALSA_CONFIG_PATH=f"{folder}/asound.conf",
+                DBUS_SESSION_BUS_ADDRESS="unix:path=/nonexistent", PULSE_RUNTIME_PATH=f"{folder}/client")
+
+
+def stop_pulse(folder):
+    try:
+        pid = int(open(f"{folder}/run/pid").read().split()[0])
+        os.kill(pid, 9)
+    except (OSError, ValueError, IndexError):
+        pass
+
+
+class Player:
+    def __init__(self, name, command, env):
+        self.name = name
+        self.start = time.monotonic()
+        self.child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+    def finish(self):
+        _, errors = self.child.communicate()
+        self.wall = time.monotonic() - self.start
+        self.status = self.child.returncode
+        self.stderr = errors
+        if self.name.startswith("noti-play"):
+            found = re.search(r"underruns:\s+(\d+) device", errors)
+            self.underruns = int(found.group(1)) if found else None
+        else:
+            self.underruns = errors.count("underrun!!!")
+        return self
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--seconds", type=float, default=8)
+    parser.add_argument("--stress", action="store_true", help="stress-ng --cpu N (N = online cores) during each round")
+    parser.add_argument("--variants", default="aplay")
+    parser.add_argument("--binary", default=None)
+    options = parser.parse_args()
+    binary = options.binary or next((p for p in [".build/release/noti-play", ".build/debug/noti-play"] if os.path.exists(p)), None)
+    if binary is None:
+        sys.exit("no noti-play build: swift build first, or pass --binary")
+    tools = ["sox", "aplay", "pulseaudio"] + (["stress-ng"] if options.stress else [])
+    missing = [tool for tool in tools if shutil.which(tool) is None]
+    if missing:
+        sys.exit(f"not installed: {', '.join(missing)} (scripts/install-dependencies.sh installs them)")
+    variants = [v for v in options.variants.split(",") if v]
+
+    folder = tempfile.mkdtemp(prefix="measure-underruns-")
+    try:
+        env = start_pulse(folder)
+        sound = f"{folder}/tone.wav"
+        subprocess.run(["sox", "-n", "-r", "44100", "-c", "2", "-b", "16", sound, "synth", str(options.seconds),
+                        "sine", "440", "sine", "660", "vol", "0.5"], check=True)
+        # noti-play's period and buffer, as it negotiates them with this server.
+        probe = subprocess.run([binary, sound, "--verbose"], env=env, capture_output=True, text=True)
+        shape = re.search(r"period:\s+(\d+) frames .*; buffer (\d+) frames", probe.stderr)
+        if not shape:
+            sys.exit(f"noti-play reported no period: {probe.stderr}")
+        period, buffer = shape.group(1), shape.group(2)
+        print(f"noti-play: {binary}; period {period} frames, buffer {buffer} frames; "
+              f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}; stress: {'yes' if options.stress else 'no'}")
+        aplay = ["aplay", "-q", "-D", "default", f"--period-size={period}", f"--buffer-size={buffer}", sound]
+        commands = {
+            "aplay": aplay,
+            "aplay-fifo": ["chrt", "-f", "20"] + aplay,
+            "aplay-early": aplay[:-1] + [f"--start-delay={int(int(period) * 1_000_000 / 44100)}", sound],
+            "notiplay-fifo": ["chrt", "-f", "20", binary, sound, "--verbose"],
+            "notiplay-again": [binary, sound, "--verbose"],
+            "notiplay-s16": [binary, sound, "--verbose", "--sample-format", "S16"],
+            "notiplay-nofifo": ["setpriv", "--bounding-set", "-sys_nice", binary, sound, "--verbose"],
+        }
+        totals = {name: [] for name in ["noti-play"] + variants}
+        for round in range(options.rounds):
+            stress = None
+            if options.stress:
+                stress = subprocess.Popen(["stress-ng", "--cpu", str(os.cpu_count()), "--cpu-method", "matrixprod",
+                                           "--timeout", str(int(options.seconds + 6)) + "s", "--quiet"])
+                time.sleep(0.5)
+            players = [Player("noti-play", [binary, sound, "--verbose"], env)]
+            players += [Player(name.replace("notiplay", "noti-play"), commands[name], env) for name in variants]
+            results = [player.finish() for player in players]
+            if stress:
+                stress.kill()
+                stress.wait()
+            line = []
+            for name, result in zip(["noti-play"] + variants, results):
+                if result.status != 0:
+                    line.append(f"{name}: FAILED {result.status} {result.stderr.strip()}")
+                    continue
+                totals[name].append((result.underruns, result.wall))
+                line.append(f"{name}: {result.underruns} underruns, {result.wall:.2f} s")
+            print(f"round {round + 1:2}: " + " | ".join(line), flush=True)
+        print("summary (underruns: min/median/max; wall: median/max):")
+        for name, values in totals.items():
+            if not values:
+                continue
+            underruns = [u for u, _ in values]
+            walls = [w for _, w in values]
+            print(f"  {name:14} underruns {min(underruns)}/{statistics.median(underruns)}/{max(underruns)}; "
+                  f"wall {statistics.median(walls):.2f}/{max(walls):.2f} s over {len(values)} rounds")
+    finally:
+        stop_pulse(folder)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
