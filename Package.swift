@@ -46,12 +46,13 @@ let package = Package(
                 .unsafeFlags([
                     "-Xlinker", "-soname=libnoti-play.so.0",  // the major of NOTI_PLAY_VERSION_MAJOR
                     "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/NotiPlayC/noti-play.map",
-                    "-Xlinker", "--no-undefined",
                     // gold, swiftc's default on Linux, leaves the runtime's protected symbols in
                     // the dynamic symbol table (local, but listed); lld lists only noti_play_*.
                     "-use-ld=lld",
                 ]),
-                .unsafeFlags(["-static-stdlib", "-no-toolchain-stdlib-rpath"], .when(configuration: .release)),
+                // --no-undefined only for what ships: a sanitizer build's library takes the
+                // sanitizer runtime from the executable that loads it.
+                .unsafeFlags(["-static-stdlib", "-no-toolchain-stdlib-rpath", "-Xlinker", "--no-undefined"], .when(configuration: .release)),
             ]
         ),
         .executableTarget(
