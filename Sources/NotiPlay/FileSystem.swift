@@ -51,11 +51,6 @@ enum FileSystem {
         return stat(path, &info) == 0
     }
 
-    static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
-    }
-
     /// A configuration or theme file's text, read through ``RegularFile`` (a FIFO or a device
     /// in its place is refused, not waited on; a file over the size limit is refused whole).
     /// nil when there is no such file; the one-line reason when it cannot be used.

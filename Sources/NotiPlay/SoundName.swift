@@ -19,14 +19,11 @@ public enum SoundName {
         }
     }
 
-    /// The name with control characters escaped, so an error about it stays one line.
+    /// The name for a message: its first 80 characters, escaped by the one rule for text from
+    /// outside (``PrintableText``).
     static func printable(_ name: String) -> String {
-        var text = ""
-        for scalar in name.unicodeScalars.prefix(80) {
-            if scalar.value < 0x20 || scalar.value == 0x7F { text += "\\u{\(String(scalar.value, radix: 16))}" }
-            else { text.unicodeScalars.append(scalar) }
-        }
-        return name.unicodeScalars.count > 80 ? text + "…" : text
+        let shown = PrintableText.escaped(String(String.UnicodeScalarView(name.unicodeScalars.prefix(80))))
+        return name.unicodeScalars.count > 80 ? shown + "…" : shown
     }
 }
 
