@@ -175,12 +175,12 @@ struct PlayCommand: ParsableCommand {
             throw ExitCode.failure
         }
         switch outcome.withLock({ $0 }) {
-        case .failed(let message)?:
-            Output.failure(sound.path, message)
+        case .failed(let error)?:
+            Output.failure(sound.path, error.description)
             throw ExitCode.failure
         case .finished? where interruption == nil:
             return
-        case .stopped? where interruption == nil && seconds != nil:
+        case .stopped(.cancelled)? where interruption == nil && seconds != nil:
             return  // the ringtone's time was up
         default:
             throw ExitCode(128 + (interruption ?? SIGTERM))

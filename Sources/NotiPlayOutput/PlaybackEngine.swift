@@ -9,10 +9,22 @@ import Glibc
 public enum VoiceOutcome: Sendable, Equatable {
     /// Every frame was mixed (and, once the engine drains, heard).
     case finished
-    /// Stopped early: cancelled, preempted by a critical sound, or the engine was interrupted.
-    case stopped
-    /// Decoding or the device failed; the message is one line.
-    case failed(String)
+    /// Faded out before its end, for the reason given.
+    case stopped(StopReason)
+    /// Decoding or the device failed (`.source` or `.device`).
+    case failed(PlaybackError)
+}
+
+/// Why a voice was faded out before its end.
+public enum StopReason: Sendable, Equatable {
+    /// `stop(_:)` or `stopAll()`: the caller asked.
+    case cancelled
+    /// A critical sound started (`play(critical: true)` or `preemptNonCritical()`).
+    case preempted
+    /// Every voice was taken and this one, the oldest, made room (see the voice policy).
+    case replaced
+    /// `close()` ended it, or rendering ended.
+    case interrupted
 }
 
 public struct VoiceID: Hashable, Sendable, CustomStringConvertible {
@@ -20,7 +32,7 @@ public struct VoiceID: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "voice \(rawValue)" }
 }
 
-public enum PlaybackError: Error, Sendable, CustomStringConvertible {
+public enum PlaybackError: Error, Sendable, Equatable, CustomStringConvertible {
     case device(ALSAError)
     /// The sound's frames could not be read (a decoding error, in one line).
     case source(String)
@@ -82,6 +94,9 @@ public final class PlaybackEngine: @unchecked Sendable {
     // tests in CI) sees the pthread lock's ordering, and not the futex inside Mutex, so every
     // access it guards was reported as a race. It is never taken on the render thread.
     private let state = StateLock(EngineState())
+    /// Held for the whole of `close()`: a second caller waits until the first has closed the
+    /// device, and never closes the PCM under a render thread still running.
+    private let closing = StateLock(false)
     private let workerShutdown = Atomic<Bool>(false)
     private let nextID = Atomic<Int>(0)
 
@@ -102,8 +117,9 @@ public final class PlaybackEngine: @unchecked Sendable {
         var failure: String?
         /// `play` is still decoding the first buffer: not reported, not reaped, not decoded by the worker.
         var preparing = true
-        /// Asked to fade out (stolen, stopped, preempted): it no longer counts against the capacity.
-        var stopping = false
+        /// Why it was asked to fade out (stolen, stopped, preempted): it no longer counts against the capacity.
+        var stopReason: StopReason?
+        var stopping: Bool { stopReason != nil }
         let onFinish: @Sendable (VoiceOutcome) -> Void
         init(id: VoiceID, critical: Bool, onFinish: @escaping @Sendable (VoiceOutcome) -> Void) {
             self.id = id
@@ -218,7 +234,7 @@ public final class PlaybackEngine: @unchecked Sendable {
             record.preparing = false
             if critical {
                 for (other, voice) in state.voices where other != index && !voice.critical {
-                    stopVoice(voice, at: other)
+                    stopVoice(voice, at: other, .preempted)
                 }
             }
             slot.pointee.phase.store(VoicePhase.playing, ordering: .releasing)
@@ -229,17 +245,25 @@ public final class PlaybackEngine: @unchecked Sendable {
         return record.id
     }
 
-    /// Fades a voice out and ends it (its outcome is `.stopped`).
+    /// Fades a voice out and ends it (its outcome is `.stopped(.cancelled)`).
     public func stop(_ id: VoiceID) {
         state.withLock { state in
-            if let (index, voice) = state.voices.first(where: { $0.value.id == id }) { stopVoice(voice, at: index) }
+            if let (index, voice) = state.voices.first(where: { $0.value.id == id }) { stopVoice(voice, at: index, .cancelled) }
         }
     }
 
-    /// Fades every voice out.
+    /// Fades every voice out (`.stopped(.cancelled)`).
     public func stopAll() {
         state.withLock { state in
-            for (index, voice) in state.voices { stopVoice(voice, at: index) }
+            for (index, voice) in state.voices { stopVoice(voice, at: index, .cancelled) }
+        }
+    }
+
+    /// Fades out every non-critical voice (`.stopped(.preempted)`): a critical sound started on
+    /// another engine of the same player.
+    public func preemptNonCritical() {
+        state.withLock { state in
+            for (index, voice) in state.voices where !voice.critical { stopVoice(voice, at: index, .preempted) }
         }
     }
 
@@ -264,8 +288,17 @@ public final class PlaybackEngine: @unchecked Sendable {
         close()
     }
 
-    /// Stops at once, dropping what the device holds, and closes it.
+    /// Stops at once, dropping what the device holds, and closes it. Safe to call from several
+    /// threads: each returns once the device is closed.
     public func close() {
+        closing.withLock { closed in
+            guard !closed else { return }
+            closeOnce()
+            closed = true
+        }
+    }
+
+    private func closeOnce() {
         let (render, worker) = state.withLock { state -> (JoinableThread?, JoinableThread?) in
             if state.closed { return (nil, nil) }
             state.closed = true
@@ -335,7 +368,7 @@ public final class PlaybackEngine: @unchecked Sendable {
             if (slots + index).pointee.phase.compareExchange(
                 expected: VoicePhase.free, desired: VoicePhase.preparing, ordering: .acquiringAndReleasing
             ).exchanged {
-                if let victim { stopVoice(victim.voice, at: victim.index) }
+                if let victim { stopVoice(victim.voice, at: victim.index, .replaced) }
                 return index
             }
         }
@@ -343,9 +376,10 @@ public final class PlaybackEngine: @unchecked Sendable {
         throw .tooManyVoices(voiceCapacity)
     }
 
-    /// Asks a voice to fade out and end `.stopped`. Called under the lock.
-    private func stopVoice(_ voice: VoiceRecord, at index: Int) {
-        voice.stopping = true
+    /// Asks a voice to fade out and end `.stopped(reason)`; the first reason given is the one
+    /// reported. Called under the lock.
+    private func stopVoice(_ voice: VoiceRecord, at index: Int, _ reason: StopReason) {
+        if voice.stopReason == nil { voice.stopReason = reason }
         (slots + index).pointee.stopRequested.store(true, ordering: .relaxed)
     }
 
@@ -434,11 +468,11 @@ public final class PlaybackEngine: @unchecked Sendable {
                 let finished = slot.pointee.phase.load(ordering: .acquiring) == VoicePhase.finished
                 guard finished || force else { continue }
                 let outcome: VoiceOutcome
-                if let failure = record.failure { outcome = .failed(failure) }
-                else if finished && slot.pointee.stoppedEarly.load(ordering: .relaxed) { outcome = .stopped }
+                if let failure = record.failure { outcome = .failed(.source(failure)) }
+                else if finished && slot.pointee.stoppedEarly.load(ordering: .relaxed) { outcome = .stopped(record.stopReason ?? .interrupted) }
                 else if finished { outcome = .finished }
-                else if let deviceError { outcome = .failed(deviceError.description) }
-                else { outcome = .stopped }
+                else if let deviceError { outcome = .failed(.device(deviceError)) }
+                else { outcome = .stopped(.interrupted) }
                 ended.append((record, outcome))
                 state.voices[index] = nil
                 slot.pointee.phase.store(VoicePhase.free, ordering: .releasing)

@@ -248,7 +248,7 @@ final class ArrayFrameSource: FrameSource, @unchecked Sendable {
         }
         engine.finish()
         let message = "audio device '\(device)': its output was closed: Broken pipe"
-        #expect(outcome.withLock { $0 } == .failed(message))
+        #expect(outcome.withLock { $0 } == .failed(.device(try #require(engine.deviceFailure))))
         #expect(engine.deviceFailure?.description == message)
         #expect(engine.framesWritten < 44100)
         #expect(Self.sigpipeEndsTheProcess())

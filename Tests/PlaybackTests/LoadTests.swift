@@ -91,10 +91,10 @@ final class Locked<Value>: @unchecked Sendable {
         engine.setPaused(b, true)
         let c = try Self.play(engine, Self.long, outcomes: outcomes)
         engine.setPaused(c, true)
-        #expect(outcomes.wait(for: a) == [.stopped])
+        #expect(outcomes.wait(for: a) == [.stopped(.replaced)])
         #expect(outcomes.of(b).isEmpty && outcomes.of(c).isEmpty)
         _ = try Self.play(engine, Self.long, outcomes: outcomes)
-        #expect(outcomes.wait(for: b) == [.stopped])
+        #expect(outcomes.wait(for: b) == [.stopped(.replaced)])
         #expect(outcomes.of(c).isEmpty)
     }
 
@@ -114,7 +114,7 @@ final class Locked<Value>: @unchecked Sendable {
         // null device, which has no clock, 30 s of sound can be mixed to its end in a moment.
         let w = try Self.play(engine, Self.long, critical: true, outcomes: outcomes)
         engine.setPaused(w, true)
-        #expect(outcomes.wait(for: x) == [.stopped])
+        #expect(outcomes.wait(for: x) == [.stopped(.replaced)])
         #expect(outcomes.of(y).isEmpty && outcomes.of(w).isEmpty)
         usleep(100_000)
         #expect(refused.count == 0)
@@ -194,7 +194,7 @@ final class Locked<Value>: @unchecked Sendable {
             #expect(ids.count > 500, "only \(ids.count) of 1000 requests were accepted")
             print("LoadTests: \(ids.count) played, \(refusals.load(ordering: .relaxed)) refused, "
                 + "\(reported.values.joined().filter { $0 == .finished }.count) finished, "
-                + "\(reported.values.joined().filter { $0 == .stopped }.count) stopped, "
+                + "\(reported.values.joined().filter { if case .stopped = $0 { true } else { false } }.count) stopped, "
                 + "\(engine.starvedWaits) decoder waits")
         }
         #expect(releasedEngine == nil, "the engine outlived its last reference")

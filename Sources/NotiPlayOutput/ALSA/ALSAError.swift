@@ -2,7 +2,7 @@ import CALSA
 import CALSASupport
 
 /// A failed ALSA call: which device, what noti-play was doing, and ALSA's own reason.
-public struct ALSAError: Error, Sendable, CustomStringConvertible {
+public struct ALSAError: Error, Sendable, Equatable, CustomStringConvertible {
     public var device: String
     /// What was being done, in words: "cannot open", "cannot set the sample format".
     public var operation: String
