@@ -95,3 +95,61 @@ enum RawSemaphore {
         _ = sem_post(semaphore)
     }
 }
+
+/// A pthread mutex with one condition variable on CLOCK_MONOTONIC, every result checked: the
+/// non-real-time threads' way to wait for work (the player's control and callback threads).
+/// Unchecked Sendable: it is the lock.
+package final class Condition: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t> = .allocate(capacity: 1)
+    private let condition: UnsafeMutablePointer<pthread_cond_t> = .allocate(capacity: 1)
+
+    package init() {
+        Self.check(pthread_mutex_init(mutex, nil), "pthread_mutex_init")
+        var attributes = pthread_condattr_t()
+        Self.check(pthread_condattr_init(&attributes), "pthread_condattr_init")
+        // Deadlines on the monotonic clock: a change of the wall clock moves no timeout.
+        Self.check(pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC), "pthread_condattr_setclock")
+        Self.check(pthread_cond_init(condition, &attributes), "pthread_cond_init")
+        pthread_condattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    package func lock() { Self.check(pthread_mutex_lock(mutex), "pthread_mutex_lock") }
+    package func unlock() { Self.check(pthread_mutex_unlock(mutex), "pthread_mutex_unlock") }
+
+    package func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+
+    /// Waits (the lock held) until broadcast; callers re-check their predicate.
+    package func wait() { Self.check(pthread_cond_wait(condition, mutex), "pthread_cond_wait") }
+
+    /// Waits (the lock held) until broadcast or `deadline` (CLOCK_MONOTONIC nanoseconds).
+    /// Returns false when the deadline passed.
+    package func wait(until deadline: UInt64) -> Bool {
+        var time = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+        let result = pthread_cond_timedwait(condition, mutex, &time)
+        if result == ETIMEDOUT { return false }
+        Self.check(result, "pthread_cond_timedwait")
+        return true
+    }
+
+    package func broadcast() { Self.check(pthread_cond_broadcast(condition), "pthread_cond_broadcast") }
+
+    /// These calls fail only on a corrupt or uninitialised object (EINVAL) or a lock used
+    /// against its kind (EDEADLK, EPERM): a bug in noti-play, never a condition to go on from.
+    private static func check(_ result: Int32, _ call: StaticString) {
+        precondition(result == 0, "\(call) failed: \(result)")
+    }
+}
+
+/// Whether the calling thread is `thread`.
+package func isCurrentThread(_ thread: pthread_t) -> Bool { pthread_equal(thread, pthread_self()) != 0 }
