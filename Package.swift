@@ -32,7 +32,9 @@ let package = Package(
         ),
         // The notification-sound model: sounds, lookup, sound theme, policy, and the player
         // daemons embed. libsndfile decodes theme sounds the pure-Swift decoder does not (Vorbis).
-        .target(name: "NotiPlay", dependencies: ["NotiPlayDecoder", "NotiPlayOutput", "CSndFile"]),
+        // dladdr, for the bundled sounds beside the binary noti-play is linked into.
+        .target(name: "CSystemSupport", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "NotiPlay", dependencies: ["NotiPlayDecoder", "NotiPlayOutput", "CSndFile", "CSystemSupport"]),
         // The shipped libnoti-play.so.0 (scripts/install.sh): its SONAME, only the header's
         // noti_play_* exported (noti-play.map), and in release builds the Swift runtime linked in,
         // so that hosts run without a Swift toolchain. Debug builds keep the runtime dynamic (from
@@ -73,7 +75,7 @@ let package = Package(
         .testTarget(name: "ReferenceTests", dependencies: ["NotiPlayDecoder", "NotiPlayTestSupport"]),
         .testTarget(
             name: "NotificationTests",
-            dependencies: ["NotiPlay", "NotiPlayCommand", "NotiPlayDecoder", "NotiPlayTestSupport"]
+            dependencies: ["NotiPlay", "NotiPlayCommand", "NotiPlayDecoder", "NotiPlayOutput", "NotiPlayTestSupport"]
         ),
         .testTarget(
             name: "PlaybackTests",

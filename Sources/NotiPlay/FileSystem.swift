@@ -1,3 +1,4 @@
+import CSystemSupport
 import NotiPlayDecoder
 #if canImport(Glibc)
 import Glibc
@@ -64,6 +65,18 @@ enum FileSystem {
     }
 
     /// The folder that holds the running executable.
+    /// The folder of the ELF object this function is in: the shared library when noti-play is
+    /// inside one, the program otherwise (dladdr names the object that holds an address).
+    static func folderOfThisBinary() -> String? {
+        guard let name = noti_object_path(unsafeBitCast(anchor, to: UnsafeRawPointer.self)) else { return nil }
+        let path = String(cString: name)
+        guard path.hasPrefix("/") else { return nil }  // the main program, as it was started: see executableFolder
+        return path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+    }
+
+    /// An address inside this module, for dladdr.
+    private static let anchor: @convention(c) () -> Void = {}
+
     static func executableFolder() -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)

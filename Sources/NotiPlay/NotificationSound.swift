@@ -18,6 +18,9 @@ public struct NotificationSound: Sendable, Hashable, CustomStringConvertible {
         case themeName(String)
         /// A path, for trusted callers such as the command line.
         case file(SoundPath)
+        /// A path from a notification (the `sound-file` hint): untrusted, so only a regular
+        /// file in a notification sound's formats plays.
+        case notificationFile(SoundPath)
     }
 
     public var source: Source
@@ -67,7 +70,7 @@ public struct NotificationSound: Sendable, Hashable, CustomStringConvertible {
         case .systemDefault: what = isRingtone ? "the default ringtone" : isCritical ? "the default critical sound" : "the default sound"
         case .named(let name): what = "'\(name)'"
         case .themeName(let name): what = "theme sound '\(name)'"
-        case .file(let path): what = path.description
+        case .file(let path), .notificationFile(let path): what = path.description
         }
         return what + (isCritical ? " (critical, volume \(criticalVolume))" : "") + (isRingtone && source != .systemDefault ? " (ringtone)" : "")
     }

@@ -38,17 +38,26 @@ public struct SoundLocator: Sendable {
         self.folders = folders
     }
 
-    /// noti-play's own sounds: installed beside the command, or in the source checkout it was
-    /// built from.
+    /// noti-play's own sounds: `PREFIX/share/noti-play/sounds` for the binary this code is
+    /// linked into — `libnoti-play.so` in PREFIX/lib (or a multiarch PREFIX/lib/TRIPLET) when a
+    /// daemon loaded it, else the `noti-play` command in PREFIX/bin — or `Sounds/` of the source
+    /// checkout it was built in. Never the host program's folder: dunst in /usr/bin finds the
+    /// sounds of a noti-play installed in /usr/local.
     public static let bundledFolder: String? = {
-        guard let bin = FileSystem.executableFolder() else { return nil }
-        let installed = bin + "/../share/noti-play/sounds"
-        if FileSystem.isRegularFile(installed + "/default.caf") { return FileSystem.realPath(installed) }
+        let binaries = [FileSystem.folderOfThisBinary(), FileSystem.executableFolder()].compactMap { $0 }
+        for folder in binaries {
+            for share in ["/../share", "/../../share"] {
+                let installed = folder + share + "/noti-play/sounds"
+                if FileSystem.isRegularFile(installed + "/default.caf") { return FileSystem.realPath(installed) }
+            }
+        }
         // .build/<triple>/<configuration>/noti-play, or .build/<configuration>/noti-play
-        var folder = bin
-        for _ in 0..<5 {
-            folder += "/.."
-            if FileSystem.isRegularFile(folder + "/Sounds/default.caf") { return FileSystem.realPath(folder + "/Sounds") }
+        for binary in binaries {
+            var folder = binary
+            for _ in 0..<5 {
+                folder += "/.."
+                if FileSystem.isRegularFile(folder + "/Sounds/default.caf") { return FileSystem.realPath(folder + "/Sounds") }
+            }
         }
         return nil
     }()

@@ -1,4 +1,5 @@
 import NotiPlayDecoder
+import NotiPlayOutput
 
 /// Checks a sound name from a notification before it comes near a file system path.
 ///
@@ -33,7 +34,14 @@ public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConv
     case notFound(String, searched: [String])
     case unreadable(String, String)
     case invalidVolume(Float)
-    case playback(String)
+    /// The device would not open or configure, or stopped while playing.
+    case device(ALSAError)
+    /// The device did not open within the given seconds (it blocks: held, or its server hangs).
+    case deviceTimeout(device: String, seconds: Int)
+    /// The engine refused the sound, or decoding failed while it played.
+    case playback(PlaybackError)
+    /// The player was closed.
+    case closed
     case attachment(String, String)
 
     /// One line: whatever a path or a device name holds, control characters are escaped.
@@ -46,7 +54,11 @@ public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConv
             "sound '\(name)' was not found in " + (searched.isEmpty ? "any sound folder" : searched.joined(separator: ", "))
         case .unreadable(let path, let why): "\(path): \(why)"
         case .invalidVolume(let volume): "volume \(volume) is outside 0.0 to 1.0"
-        case .playback(let why): why
+        case .device(let error): error.description
+        case .deviceTimeout(let device, let seconds):
+            "audio device '\(device)': did not open within \(seconds) s (it blocks: held by another program, or its server hangs)"
+        case .playback(let error): error.description
+        case .closed: "the player is closed"
         case .attachment(let path, let why): "\(path): not a valid notification attachment: \(why)"
         }
     }

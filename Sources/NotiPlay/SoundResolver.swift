@@ -60,6 +60,8 @@ public struct SoundResolver: Sendable {
             }
         case .file(let path):
             file = SoundFile(try Self.open(path), formats: .anyReadable)
+        case .notificationFile(let path):
+            file = SoundFile(try Self.open(path), formats: .notificationSound)
         }
 
         // The 30-second rule: a long sound gives way to the default, never plays in full.
@@ -98,7 +100,10 @@ public struct SoundResolver: Sendable {
                 warnings.append("\(error.description): the configured sound cannot be played; using noti-play's own")
             }
         }
-        let folder = SoundLocator.bundledFolder ?? "Sounds"
+        // Never a folder relative to the working directory: a daemon's is anywhere.
+        guard let folder = SoundLocator.bundledFolder else {
+            throw .notFound(bundled, searched: ["noti-play's bundled sounds (PREFIX/share/noti-play/sounds beside the library or the command)"])
+        }
         let file = folder.appendingPath(bundled)
         let path = FileSystem.isRegularFile(file) ? file : folder.appendingPath("default.caf")
         return SoundFile(try Self.open(SoundPath(path)), formats: .notificationSound)

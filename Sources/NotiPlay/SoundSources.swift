@@ -34,13 +34,14 @@ public struct SoundFile: Sendable, Equatable {
 /// libsndfile for what it does not cover, where the file's ``SoundFormats`` allow it.
 public enum SoundSources {
     /// `onDecoded`, if given, receives the whole decoded sound once it has been read to its end
-    /// (pure-Swift formats only), for a cache.
+    /// (pure-Swift formats only, at most `recordingLimit` samples), for a cache.
     public static func open(
-        _ sound: SoundFile, loops: Bool = false, onDecoded: (@Sendable (DecodedSound) -> Void)? = nil
+        _ sound: SoundFile, loops: Bool = false, recordingLimit: Int = .max,
+        onDecoded: (@Sendable (DecodedSound) -> Void)? = nil
     ) throws(NotificationSoundError) -> any FrameSource {
         do {
             let decoder = try SoundDecoder(file: sound.file)
-            return RecordingDecoderSource(decoder, loops: loops, onComplete: onDecoded)
+            return RecordingDecoderSource(decoder, loops: loops, recordingLimit: recordingLimit, onComplete: onDecoded)
         } catch {
             return try LibSndFileSource(sound, loops: loops, declined: error)
         }

@@ -17,7 +17,7 @@ private func player(_ context: OpaquePointer?) -> NotificationSoundPlayer? {
 }
 
 /// noti-play.h's NOTI_PLAY_VERSION_* (CLibraryTests compiles a C check that the two agree).
-private let version: StaticString = "0.1.0"
+private let version: StaticString = "0.2.0"
 
 @_cdecl("noti_play_version")
 public func noti_play_version() -> UnsafePointer<CChar> {
@@ -50,53 +50,98 @@ public func noti_play_free(_ context: OpaquePointer?) {
 private struct CallbackTarget: @unchecked Sendable {
     let callback: NotiPlayCallback?
     let userData: UnsafeMutableRawPointer?
+
+    /// Calls the C callback with noti-play.h's result code and its one-line detail.
+    func report(_ report: PlaybackReport) {
+        guard let callback else { return }
+        let (code, detail): (Int32, String) = switch report.result {
+        case .finished: (0, report.warnings.joined(separator: "; "))
+        case .cancelled: (1, report.warnings.joined(separator: "; "))
+        case .silenced(let why): (2, why)
+        case .failed(let error): (3, error.description)
+        case .preempted: (4, report.warnings.joined(separator: "; "))
+        case .replaced: (5, report.warnings.joined(separator: "; "))
+        }
+        detail.withCString { callback(UInt64(report.id.rawValue), code, $0, userData) }
+    }
 }
 
+/// Runs a play call: its id, or 0 with the one-line reason in `error`.
 private func play(
-    _ context: OpaquePointer?, _ sound: NotificationSound, _ volume: Float, _ flags: UInt32,
-    _ callback: NotiPlayCallback?, _ userData: UnsafeMutableRawPointer?, _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    _ context: OpaquePointer?, _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+    _ start: (NotificationSoundPlayer) throws(NotificationSoundError) -> PlaybackID
 ) -> UInt64 {
-    guard let player = player(context) else { return 0 }
-    var sound = sound
-    sound.isCritical = flags & flagCritical != 0
-    sound.isRingtone = flags & flagRingtone != 0
-    sound.criticalVolume = volume
-    let target = CallbackTarget(callback: callback, userData: userData)
-    let id = IDBox()
+    guard let player = player(context) else {
+        error?.pointee = strdup("no noti_play context given")
+        return 0
+    }
     do {
-        let playback = try player.play(sound, suppressSound: flags & flagSuppress != 0, gain: sound.isCritical ? 1 : volume) { result in
-            guard let callback = target.callback else { return }
-            let (code, detail): (Int32, String) = switch result {
-            case .finished: (0, "")
-            case .cancelled: (1, "")
-            case .silenced(let why): (2, why)
-            case .failed(let why): (3, why)
-            }
-            detail.withCString { callback(id.value(), code, $0, target.userData) }
-        }
-        id.set(UInt64(playback.rawValue))
-        return UInt64(playback.rawValue)
+        return UInt64(try start(player).rawValue)
     } catch let failure {
         error?.pointee = strdup(failure.description)
         return 0
     }
 }
 
-/// The id reaches the callback even when the sound ends before `play` has returned it: the
-/// callback, always on a player thread, waits the moment it takes.
-private final class IDBox: @unchecked Sendable {
-    private var id: UInt64 = 0
-    private var lock = pthread_mutex_t()
-    private var ready = pthread_cond_t()
-    init() { pthread_mutex_init(&lock, nil); pthread_cond_init(&ready, nil) }
-    deinit { pthread_mutex_destroy(&lock); pthread_cond_destroy(&ready) }
-    func set(_ value: UInt64) {
-        pthread_mutex_lock(&lock); id = value; pthread_cond_broadcast(&ready); pthread_mutex_unlock(&lock)
+private func play(
+    _ context: OpaquePointer?, _ sound: NotificationSound, _ volume: Float, _ flags: UInt32,
+    _ callback: NotiPlayCallback?, _ userData: UnsafeMutableRawPointer?, _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> UInt64 {
+    var sound = sound
+    sound.isCritical = flags & flagCritical != 0
+    sound.isRingtone = flags & flagRingtone != 0
+    sound.criticalVolume = volume
+    let target = CallbackTarget(callback: callback, userData: userData)
+    return play(context, error) { (player) throws(NotificationSoundError) in
+        try player.play(sound, suppressSound: flags & flagSuppress != 0, gain: sound.isCritical ? 1 : volume, completion: target.report)
     }
-    func value() -> UInt64 {
-        pthread_mutex_lock(&lock); defer { pthread_mutex_unlock(&lock) }
-        while id == 0 { pthread_cond_wait(&ready, &lock) }
-        return id
+}
+
+/// The C string at `pointer` as a Swift string, or nil for NULL.
+private func string(_ pointer: UnsafePointer<CChar>?) -> String? { pointer.map { String(cString: $0) } }
+
+/// The bytes of the C string at `pointer` as they are (a path need not be UTF-8).
+private func bytes(_ pointer: UnsafePointer<CChar>) -> [UInt8] {
+    Array(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)))
+}
+
+/// noti_play_request as noti-play.h lays it out on LP64 (CLibraryTests checks these offsets
+/// against the C compiler's): each field is read only when the caller's `size` covers it, so a
+/// program compiled against an older, shorter struct keeps working.
+private enum RequestLayout {
+    static let appName = 8, desktopEntry = 16, soundFile = 24, soundName = 32, category = 40
+    static let suppressSound = 48, urgency = 52, volume = 56, flags = 60
+}
+
+@_cdecl("noti_play_notify")
+public func noti_play_notify(
+    _ context: OpaquePointer?, _ request: UnsafeRawPointer?,
+    _ callback: NotiPlayCallback?, _ userData: UnsafeMutableRawPointer?, _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> UInt64 {
+    guard let request else { error?.pointee = strdup("no request given"); return 0 }
+    let size = request.load(as: Int.self)
+    guard size >= MemoryLayout<Int>.size else { error?.pointee = strdup("the request's size field is \(size): start from NOTI_PLAY_REQUEST_INIT"); return 0 }
+    func field<T>(_ offset: Int, _ type: T.Type, absent: T) -> T {
+        size >= offset + MemoryLayout<T>.size ? request.loadUnaligned(fromByteOffset: offset, as: T.self) : absent
+    }
+    func text(_ offset: Int) -> UnsafePointer<CChar>? { field(offset, UnsafePointer<CChar>?.self, absent: nil) }
+    var hints = NotificationRequest()
+    hints.appName = string(text(RequestLayout.appName))
+    hints.desktopEntry = string(text(RequestLayout.desktopEntry))
+    hints.soundFile = text(RequestLayout.soundFile).map { SoundPath(bytes: bytes($0)) }
+    hints.soundName = string(text(RequestLayout.soundName))
+    hints.category = string(text(RequestLayout.category))
+    hints.suppressSound = field(RequestLayout.suppressSound, Int32.self, absent: 0) != 0
+    let urgency = field(RequestLayout.urgency, Int32.self, absent: 1)
+    hints.urgency = urgency >= 2 ? .critical : urgency <= 0 ? .low : .normal
+    hints.volume = field(RequestLayout.volume, Float.self, absent: 1)
+    let flags = field(RequestLayout.flags, UInt32.self, absent: 0)
+    if flags & flagCritical != 0 { hints.urgency = .critical }
+    hints.isRingtone = flags & flagRingtone != 0
+    if flags & flagSuppress != 0 { hints.suppressSound = true }
+    let target = CallbackTarget(callback: callback, userData: userData)
+    return play(context, error) { (player) throws(NotificationSoundError) in
+        try player.play(hints, completion: target.report)
     }
 }
 
@@ -106,9 +151,7 @@ public func noti_play_file(
     _ callback: NotiPlayCallback?, _ userData: UnsafeMutableRawPointer?, _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
 ) -> UInt64 {
     guard let path else { error?.pointee = strdup("no path given"); return 0 }
-    // The path's bytes as they are: a file name need not be UTF-8.
-    let bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(path).assumingMemoryBound(to: UInt8.self), count: strlen(path)))
-    return play(context, .file(bytes: bytes), volume, flags, callback, userData, error)
+    return play(context, .file(bytes: bytes(path)), volume, flags, callback, userData, error)
 }
 
 @_cdecl("noti_play_name")

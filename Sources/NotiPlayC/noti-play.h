@@ -3,16 +3,39 @@
  *
  * Link with: gcc daemon.c $(pkg-config --cflags --libs noti-play)
  *
- * A context plays sounds on one ALSA device. Every function may be called from any thread.
- * A play call returns a sound id (> 0) at once; the sound plays in the background, and the
- * callback, if given, is called exactly once, from a noti-play thread, when it ends. A play
- * call that fails returns 0 and, if `error` is not NULL, stores a one-line message there that
- * the caller frees with noti_play_free_string.
+ *     noti_play *player = noti_play_new(NULL, NULL, 0);
+ *     noti_play_request request = NOTI_PLAY_REQUEST_INIT;
+ *     request.desktop_entry = "org.example.Chat";    // the Notify call's hints, as they came
+ *     request.category = "im.received";
+ *     uint64_t id = noti_play_notify(player, &request, ended, my_data, NULL);
+ *     ...
+ *     noti_play_free(player);                         // no callback runs after this returns
+ *
+ * The threading contract, which the tests check:
+ * - Every function may be called from any thread, and none blocks: a play call validates its
+ *   arguments, queues the request and returns its id (> 0) in well under a millisecond. Looking
+ *   the sound up, reading the file, decoding and opening the device happen on noti-play's own
+ *   threads; a device that does not open within 5 s fails the request. Whatever goes wrong after
+ *   the call returned reaches the callback as NOTI_PLAY_FAILED with a one-line reason.
+ * - A play call returns 0 only for a request that can never play (a NULL context, a volume
+ *   outside 0.0 to 1.0, a sound name that is a path, a freed context); then, if `error` is not
+ *   NULL, it stores a one-line message there that the caller frees with noti_play_free_string.
+ * - Each id returned is answered by exactly one callback, unless the context is freed first.
+ *   Callbacks come one at a time from one noti-play thread that does nothing else: a slow
+ *   callback delays other callbacks, never the sound. Inside a callback every noti_play_*
+ *   function may be called, noti_play_free of the same context included.
+ * - noti_play_free stops every sound and returns without waiting for the device (in
+ *   milliseconds); callbacks not yet delivered are dropped. After it returns no callback runs and
+ *   user_data is the caller's again. Only a callback running at that moment is waited for (unless
+ *   free is called from inside it), so a host must not hold, around noti_play_free, a lock its
+ *   callback takes.
  *
  * The library leaves process-wide state alone: ALSA's error handler (snd_lib_error_set_handler)
  * stays the one the program set. With none set, ALSA's diagnostics from noti-play's calls are not
  * printed but folded into its error messages; with one set, that handler receives them.
- * It needs no Swift toolchain at run time: the Swift runtime is inside.
+ * It needs no Swift toolchain at run time: the Swift runtime is inside. Its bundled sounds are
+ * found from the library's own location (PREFIX/lib -> PREFIX/share/noti-play/sounds), whatever
+ * the host program's.
  */
 #ifndef NOTI_PLAY_H
 #define NOTI_PLAY_H
@@ -30,7 +53,7 @@ extern "C" {
  * and changes only when the ABI breaks.
  */
 #define NOTI_PLAY_VERSION_MAJOR 0
-#define NOTI_PLAY_VERSION_MINOR 1
+#define NOTI_PLAY_VERSION_MINOR 2
 #define NOTI_PLAY_VERSION_PATCH 0
 
 typedef struct noti_play noti_play;
@@ -41,10 +64,12 @@ const char *noti_play_version(void);
 /* How a sound ended. */
 typedef enum {
     NOTI_PLAY_FINISHED = 0,  /* played to its end */
-    NOTI_PLAY_CANCELLED = 1, /* cancelled, or faded out for a critical sound */
+    NOTI_PLAY_CANCELLED = 1, /* noti_play_cancel (faded out), or the request was cancelled before it played */
     NOTI_PLAY_SILENCED = 2,  /* not played on purpose: quiet hours, do not disturb, suppress-sound,
                                 a theme that switches the sound off; detail says which */
-    NOTI_PLAY_FAILED = 3     /* detail says why */
+    NOTI_PLAY_FAILED = 3,    /* the sound could not be found, read or played: detail says why */
+    NOTI_PLAY_PREEMPTED = 4, /* faded out for a critical sound */
+    NOTI_PLAY_REPLACED = 5   /* faded out to make room: every voice was taken (the oldest gives way) */
 } noti_play_result;
 
 /* Flags for the play calls. */
@@ -54,7 +79,12 @@ enum {
     NOTI_PLAY_SUPPRESS = 1u << 2  /* the notification's suppress-sound hint: play nothing */
 };
 
-/* Called once per sound id. `detail` is a one-line reason (or ""), valid during the call. */
+/*
+ * Called once per sound id, from noti-play's callback thread. `detail` is one line, valid during
+ * the call: the reason for SILENCED and FAILED; otherwise the warnings the request raised, "; "
+ * between them (a sound of 30 s or more replaced by the default, a configured default that cannot
+ * be played, a sound that was not found and gave way to the default), or "".
+ */
 typedef void (*noti_play_callback)(uint64_t id, noti_play_result result, const char *detail, void *user_data);
 
 /*
@@ -67,8 +97,52 @@ typedef void (*noti_play_callback)(uint64_t id, noti_play_result result, const c
  * Returns NULL only when out of memory.
  */
 noti_play *noti_play_new(const char *device, const char *const *app_folders, size_t app_folder_count);
-/* Stops every sound at once and frees the context. Pending callbacks report NOTI_PLAY_CANCELLED. */
+/*
+ * Stops every sound (the device closes in the background) and frees the context; returns in
+ * milliseconds. Callbacks not yet delivered are dropped; after it returns, none runs.
+ */
 void noti_play_free(noti_play *context);
+
+/*
+ * One notification's sound, from what the Desktop Notifications Specification gives a daemon.
+ * Start from NOTI_PLAY_REQUEST_INIT (or set `size` to sizeof(noti_play_request)): fields added in
+ * later versions go at the end, and the library reads only the `size` bytes the caller had.
+ * Strings may be NULL (absent) and are copied before the call returns.
+ *
+ * What plays, first match wins (README.md, "From a notification's hints to a sound"):
+ *   suppress_sound                -> nothing (SILENCED)
+ *   sound_file                    -> that file; untrusted: a regular file, WAV/AIFF/CAF in a
+ *                                    notification sound's encodings, the 30-second rule
+ *   sound_name                    -> a file of that name in the app's sound folders (Apple's
+ *                                    named sound), else the sound theme's sound of that name
+ *   category                      -> the theme sound for it: im.received -> message-new-instant,
+ *                                    email.arrived -> message-new-email, device.added ->
+ *                                    device-added, call.incoming -> phone-incoming-call (a
+ *                                    ringtone), ... (the table is in the README)
+ *   otherwise                     -> the default sound
+ * A sound that is not found gives way to the default sound, with a warning in `detail`.
+ * urgency 2 (critical) makes it a critical sound: through quiet hours and do-not-disturb, at
+ * exactly `volume`, fading the other sounds out. desktop_entry (else app_name) names the app whose
+ * sound folders are searched: $XDG_DATA_HOME/noti-play/apps/ID/sounds, then each $XDG_DATA_DIRS.
+ */
+typedef struct {
+    size_t size;               /* sizeof(noti_play_request) */
+    const char *app_name;      /* Notify's app_name */
+    const char *desktop_entry; /* the desktop-entry hint */
+    const char *sound_file;    /* the sound-file hint: a path */
+    const char *sound_name;    /* the sound-name hint: a Sound Naming name */
+    const char *category;      /* the category hint */
+    int suppress_sound;        /* the suppress-sound hint (non-zero: true) */
+    int urgency;               /* the urgency hint: 0 low, 1 normal (also when absent), 2 critical */
+    float volume;              /* 0.0 to 1.0: a critical sound's exact volume, else a gain */
+    unsigned flags;            /* NOTI_PLAY_CRITICAL, NOTI_PLAY_RINGTONE */
+} noti_play_request;
+
+#define NOTI_PLAY_REQUEST_INIT { sizeof(noti_play_request), NULL, NULL, NULL, NULL, NULL, 0, 1, 1.0f, 0u }
+
+/* Plays the sound a notification asks for (see noti_play_request). */
+uint64_t noti_play_notify(noti_play *context, const noti_play_request *request,
+                          noti_play_callback callback, void *user_data, char **error);
 
 /*
  * Plays a file by path (trusted callers only), a sound name from a notification (a file name,
@@ -86,7 +160,7 @@ uint64_t noti_play_theme_sound(noti_play *context, const char *sound_name, float
 uint64_t noti_play_default(noti_play *context, float volume, unsigned flags,
                            noti_play_callback callback, void *user_data, char **error);
 
-/* Fades a sound out (10 ms); its callback reports NOTI_PLAY_CANCELLED. Unknown ids are ignored. */
+/* Fades a sound out (10 ms); its callback reports NOTI_PLAY_CANCELLED. Unknown and ended ids are ignored. */
 void noti_play_cancel(noti_play *context, uint64_t id);
 /* Pauses and resumes a sound in place. */
 void noti_play_pause(noti_play *context, uint64_t id);

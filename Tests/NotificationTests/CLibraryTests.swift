@@ -35,7 +35,8 @@ import Testing
     func run(_ daemon: String, _ requests: [String], capture: String) throws -> [String] {
         let input = folder.file("requests-\(UUID().uuidString)")
         try (requests.joined(separator: "\n") + "\n").write(toFile: input, atomically: true, encoding: .utf8)
-        let result = try TestTools.run("/bin/sh", ["-c", "\"$0\" < \"$1\"", daemon, input], environment: [
+        // From /: the library finds its bundled sounds from its own location, not the working folder's.
+        let result = try TestTools.run("/bin/sh", ["-c", "cd / && exec \"$0\" < \"$1\"", daemon, input], environment: [
             "NOTI_PLAY_DEVICE": "file:FILE=\(capture),FORMAT=raw", "NOTI_PLAY_SOUNDS": folder.path,
             "XDG_CONFIG_HOME": folder.file("config"), "XDG_DATA_HOME": folder.file("data"),
         ])
@@ -51,20 +52,73 @@ import Testing
         let lines = try run(daemon, [
             "name chime.caf 0.5 critical", "wait",
             "name ../chime.caf",
-            "file \(repository)/Sounds/ringtone.caf 1 ringtone", "cancel 3", "wait",
+            "file \(repository)/Sounds/ringtone.caf 1 ringtone", "cancel 2", "wait",
             "quiet on", "name chime.caf", "wait", "quit",
         ], capture: capture)
+        // A refused call spends no id.
         #expect(lines == [
             "started 1", "ended 1 finished ", "idle",
             "error sound name '../chime.caf' is refused: it contains '/': a sound name is a file name, not a path",
-            "started 3", "ended 3 cancelled ", "idle",
-            "started 4", "ended 4 silenced do not disturb is on", "idle",
+            "started 2", "ended 2 cancelled ", "idle",
+            "started 3", "ended 3 silenced do not disturb is on", "idle",
         ])
         // The critical sound reached the device at exactly half volume, from its first frame; the
         // player opens devices in stereo at least, so the mono chime feeds both channels.
         let written = try Data(contentsOf: URL(fileURLWithPath: capture)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
         let expected = try SoundDecoder(path: sound).readAll().flatMap { [$0 * Float(0.5), $0 * Float(0.5)] }
         #expect(Array(written.prefix(expected.count)) == expected)
+    }
+
+    /// One call per notification, with the hints as the Desktop Notifications Specification gives
+    /// them: the app's own folder by desktop entry (per call), a name no folder holds (the default
+    /// plays, with a warning), suppress-sound, a category; the default sound from the installed
+    /// library's own share folder, the daemon running from / and installed elsewhere.
+    @Test func aNotificationsHintsThroughTheCLibrary() throws {
+        let daemon = try buildDaemon()
+        let appFolder = folder.file("data/noti-play/apps/org.example.Chat/sounds")
+        try FileManager.default.createDirectory(atPath: appFolder, withIntermediateDirectories: true)
+        let chime = appFolder + "/chime.caf"
+        try TestTools.runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=880:d=0.2", "-ac", "2", "-c:a", "adpcm_ima_qt", "-y", chime])
+        let capture = folder.file("hints.raw")
+        let lines = try run(daemon, [
+            "notify desktop-entry=org.example.Chat sound-name=chime.caf", "wait",
+            "notify app-name=Other sound-name=chime.caf", "wait",
+            "notify category=im.received suppress-sound=true", "wait",
+            "default", "wait", "quit",
+        ], capture: capture)
+        #expect(lines.count == 12, "\(lines)")
+        #expect(Array(lines.prefix(3)) == ["started 1", "ended 1 finished ", "idle"])
+        #expect(lines.count > 4 && lines[4].hasPrefix("ended 2 finished sound 'chime.caf' was not found in ")
+            && lines[4].hasSuffix("; the default sound plays instead"), "\(lines)")
+        #expect(Array(lines.dropFirst(6)) == [
+            "started 3", "ended 3 silenced the notification asks for no sound (suppress-sound)", "idle",
+            "started 4", "ended 4 finished ", "idle",
+        ])
+        let bundled = try SoundDecoder(path: folder.file("prefix/share/noti-play/sounds/default.caf")).readAll()
+        let expected = try SoundDecoder(path: chime).readAll() + bundled.flatMap { [$0, $0] } + bundled.flatMap { [$0, $0] }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: capture)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) } == expected)
+    }
+
+    /// CAPI.swift reads noti_play_request at fixed offsets: they must be the C compiler's.
+    @Test func theRequestLayoutIsTheCompilers() throws {
+        let source = folder.file("layout.c")
+        try #"""
+            #include <noti-play.h>
+            #include <stddef.h>
+            _Static_assert(offsetof(noti_play_request, app_name) == 8, "app_name");
+            _Static_assert(offsetof(noti_play_request, desktop_entry) == 16, "desktop_entry");
+            _Static_assert(offsetof(noti_play_request, sound_file) == 24, "sound_file");
+            _Static_assert(offsetof(noti_play_request, sound_name) == 32, "sound_name");
+            _Static_assert(offsetof(noti_play_request, category) == 40, "category");
+            _Static_assert(offsetof(noti_play_request, suppress_sound) == 48, "suppress_sound");
+            _Static_assert(offsetof(noti_play_request, urgency) == 52, "urgency");
+            _Static_assert(offsetof(noti_play_request, volume) == 56, "volume");
+            _Static_assert(offsetof(noti_play_request, flags) == 60, "flags");
+            _Static_assert(sizeof(noti_play_request) == 64, "size");
+            int main(void) { noti_play_request request = NOTI_PLAY_REQUEST_INIT; return request.size == 64 ? 0 : 1; }
+            """#.write(toFile: source, atomically: true, encoding: .utf8)
+        let program = try build(source, named: "layout")
+        #expect(try TestTools.run(program, []).status == 0)
     }
 
     @Test func theInstalledCommandPlaysItsInstalledSounds() throws {
@@ -96,14 +150,15 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr == "")
         let missing = "audio device 'nosuchdevice': cannot open: No such file or directory"
+        // The device opens on noti-play's thread: its failure arrives through the callback.
         #expect(result.stdoutText == (hostSetsOne ? """
-            error \(missing)
+            ended 3 \(missing)
             finished
             host handler: in place, called 1 time(s), last 'Unknown PCM nosuchdevice'
             host thread-local handler: in place
 
             """ : """
-            error \(missing) (Unknown PCM nosuchdevice)
+            ended 3 \(missing) (Unknown PCM nosuchdevice)
             finished
             no handler: in place
 

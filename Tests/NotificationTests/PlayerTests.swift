@@ -1,77 +1,84 @@
 import Foundation
 import NotiPlay
 import NotiPlayDecoder
+import NotiPlayOutput
 import NotiPlayTestSupport
 import Synchronization
 import Testing
 
 /// The Swift library a daemon embeds, in this process, on ALSA's `file:` device (which writes
-/// what it is given to a file, with no clock, so these run fast).
-@Suite struct PlayerTests {
+/// what it is given to a file, with no clock, so these run fast). Serialized: the idle test
+/// counts the wake-ups of this suite's player threads.
+@Suite(.serialized) struct PlayerTests {
     let folder = TemporaryDirectory("player")
 
-    func tone(_ name: String, seconds: Double) throws -> String {
+    func tone(_ name: String, seconds: Double, rate: Int = 44100) throws -> String {
         let path = folder.file(name)
-        try TestTools.runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=660:d=\(seconds)", "-ac", "2",
+        try TestTools.runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=660:d=\(seconds):r=\(rate)", "-ac", "2",
                                             "-c:a", "adpcm_ima_qt", "-y", path])
         return path
     }
 
-    func player(capture: String, policy: SoundPolicy = SoundPolicy()) -> NotificationSoundPlayer {
+    func player(capture: String, policy: SoundPolicy = SoundPolicy(), idleTimeout: Double = 0.5, cacheLimit: Int = 32 << 20) -> NotificationSoundPlayer {
         NotificationSoundPlayer(configuration: .init(
-            appFolders: [folder.path], device: "file:FILE=\(capture),FORMAT=raw", idleTimeout: 0.5, policy: policy))
+            appFolders: [folder.path], device: "file:FILE=\(capture),FORMAT=raw", idleTimeout: idleTimeout, policy: policy,
+            cacheLimit: cacheLimit))
     }
 
-    /// Waits for completions on a semaphore (callbacks arrive on the player's thread).
-    final class Results: @unchecked Sendable {
-        let values = Mutex<[PlaybackResult]>([])
+    func samples(_ capture: String) throws -> [Float] {
+        try Data(contentsOf: URL(fileURLWithPath: capture)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    /// Waits for reports on a semaphore (they arrive on the player's callback thread).
+    final class Reports: @unchecked Sendable {
+        let values = Mutex<[PlaybackReport]>([])
         let semaphore = DispatchSemaphore(value: 0)
-        func add(_ result: PlaybackResult) { values.withLock { $0.append(result) }; semaphore.signal() }
-        func wait(_ count: Int) -> [PlaybackResult] {
+        func add(_ report: PlaybackReport) { values.withLock { $0.append(report) }; semaphore.signal() }
+        /// The reports so far, after waiting (at most 10 s each) for `count` of them.
+        func wait(_ count: Int) -> [PlaybackReport] {
             for _ in 0..<count { _ = semaphore.wait(timeout: .now() + 10) }
             return values.withLock { $0 }
         }
+        func results(_ count: Int) -> [PlaybackResult] { wait(count).map(\.result) }
     }
 
-    @Test func aNamedSoundPlaysAndCompletesOnce() throws {
+    @Test func aNamedSoundPlaysAndCompletesOnceWithItsID() throws {
         let sound = try tone("ping.caf", seconds: 0.2)
         let capture = folder.file("named.raw")
-        let results = Results()
+        let reports = Reports()
         let player = player(capture: capture)
-        try player.play(.named("ping.caf")) { results.add($0) }
-        #expect(results.wait(1) == [.finished])
+        let id = try player.play(.named("ping.caf")) { reports.add($0) }
+        #expect(reports.wait(1) == [PlaybackReport(id: id, result: .finished)])
         player.close()
-        let written = try Data(contentsOf: URL(fileURLWithPath: capture)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
-        #expect(written == (try SoundDecoder(path: sound).readAll()))
+        #expect(try samples(capture) == (try SoundDecoder(path: sound).readAll()))
         usleep(100_000)
-        #expect(results.values.withLock { $0.count } == 1)
+        #expect(reports.values.withLock { $0.count } == 1)
     }
 
     @Test func theSecondPlayOfASoundComesFromTheCacheAndIsIdentical() throws {
         let sound = try tone("twice.caf", seconds: 0.2)
         let capture = folder.file("twice.raw")
-        let results = Results()
+        let reports = Reports()
         let player = player(capture: capture)
-        try player.play(.named("twice.caf")) { results.add($0) }
-        _ = results.wait(1)
-        try player.play(.named("twice.caf")) { results.add($0) }
-        #expect(results.wait(2) == [.finished, .finished])
+        try player.play(.named("twice.caf")) { reports.add($0) }
+        _ = reports.wait(1)
+        try player.play(.named("twice.caf")) { reports.add($0) }
+        #expect(reports.results(1) == [.finished, .finished])
         player.close()
         let decoded = try SoundDecoder(path: sound).readAll()
-        let written = try Data(contentsOf: URL(fileURLWithPath: capture)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
-        #expect(written == decoded + decoded)
+        #expect(try samples(capture) == decoded + decoded)
     }
 
     @Test func cancellingAPausedRingtoneReportsCancelled() throws {
         _ = try tone("ring.caf", seconds: 0.2)
-        let results = Results()
+        let reports = Reports()
         let player = player(capture: folder.file("ring.raw"))
-        let id = try player.play(.ringtoneSoundNamed("ring.caf")) { results.add($0) }
+        let id = try player.play(.ringtoneSoundNamed("ring.caf")) { reports.add($0) }
         player.pause(id)
         player.resume(id)
         usleep(50_000)
         player.cancel(id)
-        #expect(results.wait(1) == [.cancelled])
+        #expect(reports.results(1) == [.cancelled])
         player.close()
     }
 
@@ -80,22 +87,243 @@ import Testing
         var policy = SoundPolicy()
         policy.doNotDisturb = true
         let player = player(capture: folder.file("quiet.raw"), policy: policy)
-        #expect(try await player.play(.named("quiet.caf")) == .silenced("do not disturb is on"))
-        #expect(try await player.play(.named("quiet.caf"), suppressSound: false) == .silenced("do not disturb is on"))
-        #expect(try await player.play(.criticalSoundNamed("quiet.caf", withAudioVolume: 0.5)) == .finished)
+        #expect(try await player.play(.named("quiet.caf")).result == .silenced("do not disturb is on"))
+        #expect(try await player.play(.named("quiet.caf"), suppressSound: false).result == .silenced("do not disturb is on"))
+        #expect(try await player.play(.criticalSoundNamed("quiet.caf", withAudioVolume: 0.5)).result == .finished)
         player.setQuiet(false)
-        #expect(try await player.play(.named("quiet.caf")) == .finished)
-        #expect(try await player.play(.named("quiet.caf"), suppressSound: true) == .silenced("the notification asks for no sound (suppress-sound)"))
+        #expect(try await player.play(.named("quiet.caf")).result == .finished)
+        #expect(try await player.play(.named("quiet.caf"), suppressSound: true).result == .silenced("the notification asks for no sound (suppress-sound)"))
         player.close()
     }
 
-    @Test func refusedNamesAndBadVolumesThrowBeforeAnythingPlays() throws {
-        let player = player(capture: folder.file("refused.raw"))
+    /// What can be checked without I/O is refused at once; a sound that is not there is the
+    /// lookup's business, on the player's thread, and arrives as a report.
+    @Test func refusedNamesAndBadVolumesThrowAMissingFileIsReported() async throws {
+        let capture = folder.file("refused.raw")
+        let player = player(capture: capture)
         #expect(throws: NotificationSoundError.self) { try player.play(.named("../etc/passwd")) }
         #expect(throws: NotificationSoundError.invalidVolume(1.5)) { try player.play(.criticalSoundNamed("x.caf", withAudioVolume: 1.5)) }
-        #expect(throws: NotificationSoundError.self) { try player.play(.named("missing.caf")) }
+        #expect(throws: NotificationSoundError.invalidVolume(-0.5)) { try player.play(.named("x.caf"), gain: -0.5) }
+        let report = try await player.play(.named("missing.caf"))
+        guard case .failed(.notFound("missing.caf", _)) = report.result else { Issue.record("\(report)"); return }
         player.close()
-        #expect(!FileManager.default.fileExists(atPath: folder.file("refused.raw")))
+        #expect(!FileManager.default.fileExists(atPath: capture))
+    }
+
+    // MARK: The daemon contract
+
+    /// Completions run on a thread of their own: one that never returns holds up the
+    /// completions after it, but no sound. Before, they ran on the decode worker, and a second
+    /// sound stopped after its first ring (about 190 ms) while the first one's completion ran.
+    @Test func aCompletionThatDoesNotReturnStallsNoSound() throws {
+        _ = try tone("short.caf", seconds: 0.05)
+        let long = try tone("long.caf", seconds: 1)
+        let capture = folder.file("stalled.raw")
+        let player = player(capture: capture)
+        let release = DispatchSemaphore(value: 0)
+        let inCallback = DispatchSemaphore(value: 0)
+        try player.play(.named("short.caf")) { _ in inCallback.signal(); release.wait() }
+        #expect(inCallback.wait(timeout: .now() + 10) == .success)
+        let reports = Reports()
+        try player.play(.named("long.caf")) { reports.add($0) }
+        let expected = (try SoundDecoder(path: folder.file("short.caf")).readAll().count + SoundDecoder(path: long).readAll().count) * 4
+        let deadline = Date() + 10
+        while (try? FileManager.default.attributesOfItem(atPath: capture)[.size] as? Int) ?? 0 < expected && Date() < deadline { usleep(10_000) }
+        #expect((try FileManager.default.attributesOfItem(atPath: capture)[.size] as? Int) == expected)
+        #expect(reports.values.withLock { $0.isEmpty }, "callbacks come one at a time")
+        release.signal()
+        #expect(reports.results(1) == [.finished])
+        player.close()
+    }
+
+    /// A device that blocks on open (ALSA's file plugin on a FIFO nobody reads) holds none of
+    /// the caller's threads: play returns at once, the request fails after the 5 s deadline, and
+    /// close returns while the open is still stuck.
+    @Test func aDeviceThatBlocksOnOpenNeverBlocksTheCaller() throws {
+        _ = try tone("blocked.caf", seconds: 0.1)
+        let fifo = folder.file("blocked.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let player = NotificationSoundPlayer(configuration: .init(
+            appFolders: [folder.path], device: "file:FILE=\(fifo),FORMAT=raw", policy: SoundPolicy()))
+        let reports = Reports()
+        let started = Date()
+        try player.play(.named("blocked.caf")) { reports.add($0) }
+        try player.play(.named("blocked.caf")) { reports.add($0) }
+        #expect(Date().timeIntervalSince(started) < 1, "play blocked for \(Date().timeIntervalSince(started)) s")
+        let results = reports.results(2)
+        #expect(results == Array(repeating: .failed(.deviceTimeout(device: "file:FILE=\(fifo),FORMAT=raw", seconds: 5)), count: 2))
+        #expect(Date().timeIntervalSince(started) >= 5)
+        let closing = Date()
+        player.close()
+        #expect(Date().timeIntervalSince(closing) < 1)
+        // Let the stuck open go: its thread closes the device it opened too late.
+        let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+        usleep(200_000)
+        close(reader)
+    }
+
+    /// After close nothing is answered any more, and nothing opens a device again.
+    @Test func closeDropsPendingCompletionsAndPlayAfterCloseThrows() async throws {
+        _ = try tone("closing.caf", seconds: 0.3)
+        let capture = folder.file("closing.raw")
+        let player = player(capture: capture)
+        var policy = SoundPolicy()
+        policy.doNotDisturb = true
+        let calls = Mutex(0)
+        for _ in 0..<200 { try player.play(.named("closing.caf"), suppressSound: true) { _ in calls.withLock { $0 += 1 } } }
+        player.close()
+        let afterClose = calls.withLock { $0 }
+        usleep(300_000)
+        #expect(calls.withLock { $0 } == afterClose, "a completion ran after close returned")
+        #expect(throws: NotificationSoundError.closed) { try player.play(.named("closing.caf")) }
+        await #expect(throws: NotificationSoundError.closed) { try await player.play(.named("closing.caf")) }
+        #expect(!FileManager.default.fileExists(atPath: capture))
+    }
+
+    /// An awaiting Task that is cancelled cancels its sound.
+    @Test func cancellingTheAwaitingTaskCancelsTheSound() async throws {
+        _ = try tone("task.caf", seconds: 0.2)
+        let player = player(capture: folder.file("task.raw"))
+        let task = Task { try await player.play(.ringtoneSoundNamed("task.caf")) }
+        try await Task.sleep(nanoseconds: 100_000_000)
+        task.cancel()
+        let report = try await task.value
+        #expect(report.result == .cancelled)
+        #expect(report.id.rawValue > 0)
+        player.close()
+    }
+
+    /// A critical sound fades out every other sound of the player, those on another stream (of
+    /// another rate) too; a sound that loses its voice to a newer one reports `.replaced`.
+    @Test func preemptedAndReplacedAreTheirOwnOutcomes() throws {
+        _ = try tone("ring48.caf", seconds: 0.2, rate: 48000)
+        _ = try tone("alarm.caf", seconds: 0.1, rate: 44100)
+        let reports = Reports()
+        let player = player(capture: folder.file("preempt.raw"))
+        let ringtone = try player.play(.ringtoneSoundNamed("ring48.caf")) { reports.add($0) }
+        usleep(100_000)
+        let alarm = try player.play(.criticalSoundNamed("alarm.caf", withAudioVolume: 0.5)) { reports.add($0) }
+        let results = Dictionary(reports.wait(2).map { ($0.id, $0.result) }) { a, _ in a }
+        #expect(results == [ringtone: .preempted, alarm: .finished])
+
+        // 16 voices a stream: the seventeenth ringtone takes the first one's place.
+        let replaced = Reports()
+        let ids = try (0..<17).map { _ in try player.play(.ringtoneSoundNamed("ring48.caf")) { replaced.add($0) } }
+        #expect(replaced.wait(1).map(\.id) == [ids[0]])
+        #expect(replaced.values.withLock { $0 }.map(\.result) == [.replaced])
+        player.close()
+    }
+
+    /// The 30-second rule's warning travels with the report.
+    @Test func warningsReachTheCaller() throws {
+        try TestTools.runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "anullsrc=r=8000:cl=mono", "-t", "31",
+                                            "-c:a", "pcm_mulaw", "-y", folder.file("long.wav")])
+        let reports = Reports()
+        let player = player(capture: folder.file("warning.raw"))
+        try player.play(.named("long.wav")) { reports.add($0) }
+        let report = try #require(reports.wait(1).first)
+        #expect(report.result == .finished)
+        #expect(report.warnings.count == 1 && report.warnings[0].contains("lasts 31.0 s"), "\(report.warnings)")
+        player.close()
+    }
+
+    /// A sound that ends before `play` has even been handled leaves nothing behind: the device
+    /// closes after the idle time (before, such a sound's entry stayed, and the device never
+    /// closed), and then the player's threads sleep: no wake-up in a second.
+    @Test func anIdlePlayerClosesItsDeviceAndSleeps() throws {
+        _ = try tone("blip.caf", seconds: 0.01)
+        let capture = folder.file("idle.raw")
+        let before = Self.playerThreads()
+        let player = player(capture: capture, idleTimeout: 0.2)
+        let reports = Reports()
+        for _ in 0..<5 { try player.play(.named("blip.caf")) { reports.add($0) } }
+        #expect(reports.results(5) == Array(repeating: .finished, count: 5))
+        let deadline = Date() + 5
+        while Self.isOpenHere(capture) && Date() < deadline { usleep(20_000) }
+        #expect(!Self.isOpenHere(capture), "the device is still open")
+        let threads = Self.playerThreads().subtracting(before)
+        #expect(threads.count == 2, "\(threads)")  // the control and the callback thread
+        let woken = Self.wakeUps(threads)
+        sleep(1)
+        #expect(Self.wakeUps(threads) == woken, "an idle player woke up")
+        player.close()
+    }
+
+    @Test func aSoundLongerThanTheCacheIsNotRecorded() throws {
+        let path = try tone("big.caf", seconds: 0.5)
+        let small = RecordingDecoderSource(try SoundDecoder(path: path), recordingLimit: 1000) { _ in }
+        #expect(!small.isRecording)
+        let kept = Mutex<DecodedSound?>(nil)
+        let fits = RecordingDecoderSource(try SoundDecoder(path: path)) { sound in kept.withLock { $0 = sound } }
+        let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4096)
+        defer { buffer.deallocate() }
+        while try fits.read(into: buffer) > 0 {}
+        #expect(kept.withLock { $0?.samples } == (try SoundDecoder(path: path).readAll()))
+    }
+
+    // MARK: Notification hints
+
+    @Test func hintsMapToSounds() {
+        #expect(NotificationRequest(suppressSound: true).suppressSound)
+        #expect(NotificationRequest(soundFile: SoundPath("/a.wav"), soundName: "bell", category: "im.received").sound.source
+            == .notificationFile(SoundPath("/a.wav")))
+        #expect(NotificationRequest(soundName: "bell", category: "im.received").sound.source == .themeName("bell"))
+        #expect(NotificationRequest(category: "im.received").sound.source == .themeName("message-new-instant"))
+        #expect(NotificationRequest(category: "email.arrived").sound.source == .themeName("message-new-email"))
+        #expect(NotificationRequest(category: "device.added").sound.source == .themeName("device-added"))
+        #expect(NotificationRequest(category: "x-vendor.thing").sound == .default)
+        #expect(NotificationRequest().sound == .default)
+        let call = NotificationRequest(category: "call.incoming").sound
+        #expect(call.isRingtone && call.source == .themeName("phone-incoming-call"))
+        let critical = NotificationRequest(urgency: .critical, volume: 0.7).sound
+        #expect(critical.isCritical && critical.criticalVolume == 0.7)
+    }
+
+    /// A notification's hints through the player: a sound-file that is a FIFO (refused, never
+    /// waited on), a missing name (the default plays, with a warning), suppress-sound. (The
+    /// desktop entry's folder is checked through the C daemon, in a child's environment.)
+    @Test func aNotificationsHintsPlay() async throws {
+        let own = try tone("own.caf", seconds: 0.1)
+        let fifo = folder.file("hint.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let player = player(capture: folder.file("hints.raw"))
+        defer { player.close() }
+        #expect(try await player.play(NotificationRequest(soundFile: SoundPath(own))).result == .finished)
+        let refused = try await player.play(NotificationRequest(soundFile: SoundPath(fifo)))
+        guard case .failed(.unreadable(_, let why)) = refused.result else { Issue.record("\(refused)"); return }
+        #expect(why.contains("not a regular file"), "\(why)")
+        let missing = try await player.play(NotificationRequest(soundName: "no-such-sound-anywhere"))
+        #expect(missing.result == .finished)
+        #expect(missing.warnings.contains { $0.contains("the default sound plays instead") }, "\(missing.warnings)")
+        let suppressed = try await player.play(NotificationRequest(category: "im.received", suppressSound: true))
+        #expect(suppressed.result == .silenced("the notification asks for no sound (suppress-sound)"))
+    }
+
+    // MARK: Helpers
+
+    /// This process's threads named by the player ("noti-play-ctl", "noti-play-cb"), by id.
+    static func playerThreads() -> Set<String> {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return Set(tasks.filter { task in
+            let name = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
+            return name.hasPrefix("noti-play-")
+        })
+    }
+
+    /// Context switches of `threads` so far: every wake-up of a sleeping thread adds one.
+    static func wakeUps(_ threads: Set<String>) -> [String: Int] {
+        Dictionary(uniqueKeysWithValues: threads.map { task in
+            let status = (try? String(contentsOfFile: "/proc/self/task/\(task)/status", encoding: .utf8)) ?? ""
+            let switches = status.split(separator: "\n").filter { $0.contains("ctxt_switches") }
+                .compactMap { Int($0.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") }
+            return (task, switches.reduce(0, +))
+        })
+    }
+
+    /// Whether this process has `path` open.
+    static func isOpenHere(_ path: String) -> Bool {
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return descriptors.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == path }
     }
 
     @Test func soundNamesAreFileNamesOnly() {

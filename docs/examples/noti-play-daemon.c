@@ -6,6 +6,8 @@
  *
  * Requests:  file PATH [VOLUME] [critical|ringtone]   name NAME [VOLUME] [critical|ringtone]
  *            theme SOUND-NAME                          default [critical|ringtone]
+ *            notify HINT=VALUE...  (a notification's hints: app-name, desktop-entry, sound-file,
+ *                                   sound-name, category, suppress-sound, urgency, volume)
  *            cancel ID   pause ID   resume ID   quiet on|off|auto   wait   version   quit
  * Replies:   "started ID", "error MESSAGE", "version LIBRARY HEADER", and from the library's
  *            thread "ended ID RESULT DETAIL".
@@ -26,6 +28,8 @@ static const char *result_name(noti_play_result result) {
     case NOTI_PLAY_FINISHED: return "finished";
     case NOTI_PLAY_CANCELLED: return "cancelled";
     case NOTI_PLAY_SILENCED: return "silenced";
+    case NOTI_PLAY_PREEMPTED: return "preempted";
+    case NOTI_PLAY_REPLACED: return "replaced";
     default: return "failed";
     }
 }
@@ -40,6 +44,25 @@ static void sound_ended(uint64_t id, noti_play_result result, const char *detail
     pthread_mutex_unlock(&lock);
 }
 
+/* Plays what `notify hint=value ...` asks for; `hints` is the rest of the line. */
+static uint64_t notify(noti_play *player, char *hints, char **error) {
+    noti_play_request request = NOTI_PLAY_REQUEST_INIT;
+    for (char *hint = strtok(hints, " \n"); hint; hint = strtok(NULL, " \n")) {
+        char *value = strchr(hint, '=');
+        if (!value) continue;
+        *value++ = '\0';
+        if (strcmp(hint, "app-name") == 0) request.app_name = value;
+        else if (strcmp(hint, "desktop-entry") == 0) request.desktop_entry = value;
+        else if (strcmp(hint, "sound-file") == 0) request.sound_file = value;
+        else if (strcmp(hint, "sound-name") == 0) request.sound_name = value;
+        else if (strcmp(hint, "category") == 0) request.category = value;
+        else if (strcmp(hint, "suppress-sound") == 0) request.suppress_sound = strcmp(value, "true") == 0;
+        else if (strcmp(hint, "urgency") == 0) request.urgency = atoi(value);
+        else if (strcmp(hint, "volume") == 0) request.volume = strtof(value, NULL);
+    }
+    return noti_play_notify(player, &request, sound_ended, NULL, error);
+}
+
 static unsigned flags_from(const char *word) {
     if (word && strcmp(word, "critical") == 0) return NOTI_PLAY_CRITICAL;
     if (word && strcmp(word, "ringtone") == 0) return NOTI_PLAY_RINGTONE;
@@ -51,6 +74,9 @@ int main(void) {
     noti_play *player = noti_play_new(getenv("NOTI_PLAY_DEVICE"), folders, folders[0] ? 1 : 0);
     char line[4096];
     while (fgets(line, sizeof line, stdin)) {
+        char copy[sizeof line];  /* the words after the verb, for notify's hints, before strtok cuts them */
+        const char *space = strchr(line, ' ');
+        snprintf(copy, sizeof copy, "%s", space ? space + 1 : "");
         char *verb = strtok(line, " \n");
         char *argument = strtok(NULL, " \n");
         char *third = strtok(NULL, " \n");
@@ -68,6 +94,7 @@ int main(void) {
         else if (strcmp(verb, "name") == 0 && argument) id = noti_play_name(player, argument, volume, flags, sound_ended, NULL, &error);
         else if (strcmp(verb, "theme") == 0 && argument) id = noti_play_theme_sound(player, argument, 1.0f, 0, sound_ended, NULL, &error);
         else if (strcmp(verb, "default") == 0) id = noti_play_default(player, 1.0f, flags_from(argument), sound_ended, NULL, &error);
+        else if (strcmp(verb, "notify") == 0) id = notify(player, copy, &error);
         else starting = 0;
         if (starting) {
             if (id) printf("started %llu\n", (unsigned long long)id);

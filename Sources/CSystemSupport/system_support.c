@@ -1,0 +1,15 @@
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stddef.h>
+#include "system_support.h"
+
+const char *noti_object_path(const void *address) {
+    Dl_info info;
+    if (dladdr(address, &info) == 0) return NULL;
+    return info.dli_fname;
+}
+
+void noti_name_this_thread(const char *name) {
+    pthread_setname_np(pthread_self(), name);  /* only ERANGE (too long), which it is not: a name is for people */
+}

@@ -1,0 +1,89 @@
+/// One notification's sound request, from what the Desktop Notifications Specification gives a
+/// daemon: the `Notify` call's app name and its hints. ``NotificationSoundPlayer`` plays it with
+/// `UNNotificationSound`'s semantics; ``sound`` is the mapping, in one place:
+///
+/// | hint | what plays |
+/// | --- | --- |
+/// | `suppress-sound` true | nothing (silenced) |
+/// | `sound-file` | that file, untrusted: a regular file in a notification sound's formats |
+/// | `sound-name` | a file of that name in the app's sound folders (as `UNNotificationSound(named:)`), else the sound theme's sound of that name |
+/// | `category` | the theme sound for it (``soundName(forCategory:)``); `call`, `call.incoming`: a ringtone |
+/// | none of them | the default sound |
+/// | `urgency` 2 | any of the above as a critical sound (quiet hours pass it, at exactly `volume`) |
+/// | `desktop-entry`, else the app name | that app's sound folders (``SoundLocator``) |
+///
+/// A named or theme sound that is not found gives way to the default sound, with a warning, as
+/// iOS plays the default for a sound name it cannot find.
+public struct NotificationRequest: Sendable, Hashable {
+    public enum Urgency: UInt8, Sendable, Hashable {
+        case low = 0, normal = 1, critical = 2
+    }
+
+    public var appName: String?
+    public var desktopEntry: String?
+    /// The `sound-file` hint: a path from the notification.
+    public var soundFile: SoundPath?
+    /// The `sound-name` hint.
+    public var soundName: String?
+    public var category: String?
+    public var suppressSound: Bool
+    public var urgency: Urgency
+    /// A critical sound's exact volume, else a gain on the user's notification volume (0…1).
+    public var volume: Float
+    /// Loop until cancelled (a call), whatever the category says.
+    public var isRingtone: Bool
+
+    public init(appName: String? = nil, desktopEntry: String? = nil, soundFile: SoundPath? = nil,
+                soundName: String? = nil, category: String? = nil, suppressSound: Bool = false,
+                urgency: Urgency = .normal, volume: Float = 1, isRingtone: Bool = false) {
+        self.appName = appName
+        self.desktopEntry = desktopEntry
+        self.soundFile = soundFile
+        self.soundName = soundName
+        self.category = category
+        self.suppressSound = suppressSound
+        self.urgency = urgency
+        self.volume = volume
+        self.isRingtone = isRingtone
+    }
+
+    /// The Sound Naming name for a notification category (Desktop Notifications Specification's
+    /// categories, the Sound Naming Specification's names), or nil: the default sound.
+    public static func soundName(forCategory category: String) -> String? {
+        switch category {
+        case "im", "im.received": "message-new-instant"
+        case "email", "email.arrived": "message-new-email"
+        case "device.added": "device-added"
+        case "device.removed": "device-removed"
+        case "device.error", "network.error", "transfer.error", "email.bounced", "im.error": "dialog-error"
+        case "network.connected": "network-connectivity-established"
+        case "network.disconnected": "network-connectivity-lost"
+        case "presence.online": "service-login"
+        case "presence.offline": "service-logout"
+        case "transfer.complete": "complete-download"
+        case "call", "call.incoming": "phone-incoming-call"
+        case "call.ended": "phone-hangup"
+        case "call.unanswered": "phone-failure"
+        default: nil
+        }
+    }
+
+    /// Categories whose sound loops until the notification is closed.
+    static func isCall(_ category: String?) -> Bool { category == "call" || category == "call.incoming" }
+
+    /// The app whose sound folders are searched: the desktop entry, else the app name.
+    var appID: String? { desktopEntry.flatMap { $0.isEmpty ? nil : $0 } ?? appName.flatMap { $0.isEmpty ? nil : $0 } }
+
+    /// The `UNNotificationSound` this request asks for, before the lookup.
+    public var sound: NotificationSound {
+        var sound: NotificationSound
+        if let soundFile, !soundFile.bytes.isEmpty { sound = .init(source: .notificationFile(soundFile)) }
+        else if let soundName, !soundName.isEmpty { sound = .themeSound(soundName) }
+        else if let category, let name = Self.soundName(forCategory: category) { sound = .themeSound(name) }
+        else { sound = .default }
+        sound.isCritical = urgency == .critical
+        sound.isRingtone = isRingtone || Self.isCall(category)
+        sound.criticalVolume = volume
+        return sound
+    }
+}

@@ -1,0 +1,55 @@
+import NotiPlayOutput
+
+/// Names one `play` of a ``NotificationSoundPlayer``; given before anything is looked up.
+public struct PlaybackID: Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    public var description: String { "playback \(rawValue)" }
+}
+
+/// How a notification sound ended. Each outcome is its own case, so a daemon can tell the user
+/// (or its log) what happened.
+public enum PlaybackResult: Sendable, Equatable {
+    /// Played to its end.
+    case finished
+    /// The caller cancelled it (``NotificationSoundPlayer/cancel(_:)``, the awaiting Task's
+    /// cancellation, or ``NotificationSoundPlayer/close()``).
+    case cancelled
+    /// Faded out for a critical sound.
+    case preempted
+    /// Faded out to make room: every voice was taken, and it was the oldest.
+    case replaced
+    /// Nothing played, on purpose; the reason is for people ("quiet hours", "suppress-sound").
+    case silenced(String)
+    /// It could not be found, read or played.
+    case failed(NotificationSoundError)
+}
+
+/// What a `play` came to: its id, its outcome, and the warnings it raised on the way (a sound of
+/// 30 s or more replaced by the default, a configured default that cannot play, an app id that
+/// is not a valid name).
+public struct PlaybackReport: Sendable, Equatable {
+    public let id: PlaybackID
+    public let result: PlaybackResult
+    public let warnings: [String]
+
+    public init(id: PlaybackID, result: PlaybackResult, warnings: [String] = []) {
+        self.id = id
+        self.result = result
+        self.warnings = warnings
+    }
+}
+
+extension PlaybackResult {
+    /// The player's word for how the engine's voice ended.
+    init(_ outcome: VoiceOutcome) {
+        switch outcome {
+        case .finished: self = .finished
+        case .stopped(.cancelled), .stopped(.interrupted): self = .cancelled
+        case .stopped(.preempted): self = .preempted
+        case .stopped(.replaced): self = .replaced
+        case .failed(.device(let error)): self = .failed(.device(error))
+        case .failed(let error): self = .failed(.playback(error))
+        }
+    }
+}

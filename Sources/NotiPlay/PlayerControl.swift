@@ -1,0 +1,265 @@
+import CSystemSupport
+import NotiPlayDecoder
+import NotiPlayOutput
+
+/// The player's control thread: the only owner of the open devices, the sounds playing and the
+/// deadlines. Everything that can take time happens here or on threads it starts — the lookup,
+/// the 30-second rule, opening the file and decoding its first buffer, opening a device (on a
+/// thread of its own, with a deadline) — never on a caller's thread. Commands arrive in order
+/// through ``PlayerCore``, so a sound that ends before its `play` was even handled is reported
+/// after it, never lost; and it sleeps until there is work or a deadline.
+final class PlayerControl {
+    /// How long a device may take to open, as the command allows.
+    static let openTimeout = 5
+
+    private let core: PlayerCore
+    private var devices: [EngineKey: Device] = [:]
+    private var sounds: [PlaybackID: Sound] = [:]
+    private var attempts = 0
+
+    private enum Device {
+        /// Opening on a thread of its own; these sounds wait for it.
+        case opening(attempt: Int, deadline: UInt64, waiting: [Prepared])
+        /// Open; `idleSince` once no sound plays on it.
+        case open(PlaybackEngine, idleSince: UInt64?)
+    }
+
+    /// A sound looked up and opened, ready for a device.
+    private struct Prepared {
+        let id: PlaybackID
+        let source: any FrameSource
+        let volume: Float
+        let isCritical: Bool
+    }
+
+    /// A sound from the moment it has a device (or waits for one) until it ends.
+    private struct Sound {
+        let key: EngineKey
+        var voice: VoiceID?
+        let warnings: [String]
+    }
+
+    init(core: PlayerCore) { self.core = core }
+
+    /// Starts the control thread; it ends when the player closes.
+    static func start(_ core: PlayerCore) {
+        JoinableThread.detached {
+            noti_name_this_thread("noti-play-ctl")
+            let control = PlayerControl(core: core)
+            while let commands = core.nextCommands(deadline: control.nextDeadline) {
+                commands.forEach(control.handle)
+                control.handleDeadlines(now: monotonicNanoseconds())
+            }
+            control.closeDevices()
+        }
+    }
+
+    private func handle(_ command: PlayerCommand) {
+        switch command {
+        case .play(let id, let request): play(id, request)
+        case .cancel(let id): cancel(id)
+        case .pause(let id, let paused):
+            if let (engine, voice) = playing(id) { engine.setPaused(voice, paused) }
+        case .voiceEnded(let id, let outcome):
+            guard let sound = sounds.removeValue(forKey: id) else { return }
+            core.finish(id, PlaybackResult(outcome), warnings: sound.warnings)
+            markIdleIfUnused(sound.key)
+        case .deviceOpened(let key, let attempt, let result):
+            deviceOpened(key, attempt: attempt, result)
+        }
+    }
+
+    // MARK: Playing
+
+    private func play(_ id: PlaybackID, _ request: PlayRequest) {
+        var warnings: [String] = []
+        let prepared: Prepared
+        do throws(NotificationSoundError) {
+            let resolved = try resolve(request, warnings: &warnings)
+            guard case let .play(file, volume, loops, isCritical) = resolved else {
+                if case .silent(let reason) = resolved { core.finish(id, .silenced(reason), warnings: warnings) }
+                return
+            }
+            prepared = Prepared(id: id, source: try core.cache.source(for: file, loops: loops), volume: volume, isCritical: isCritical)
+        } catch {
+            core.finish(id, .failed(error), warnings: warnings)
+            return
+        }
+        let key = EngineKey(rate: Int(prepared.source.sampleRate.rounded()), channels: max(2, prepared.source.channelCount))
+        sounds[id] = Sound(key: key, warnings: warnings)
+        switch devices[key] {
+        case .open(let engine, _)? where engine.deviceFailure == nil:
+            start(prepared, on: engine, key)
+        case .opening(let attempt, let deadline, let waiting)?:
+            devices[key] = .opening(attempt: attempt, deadline: deadline, waiting: waiting + [prepared])
+        case .open(let failed, _)?:
+            // The device stopped (a sound server restarted): a new stream, not the dead one.
+            failed.close()
+            open(key, for: prepared)
+        case nil:
+            open(key, for: prepared)
+        }
+    }
+
+    /// The file, the volume to play it at and its kind, or why nothing plays.
+    private func resolve(_ request: PlayRequest, warnings: inout [String]) throws(NotificationSoundError) -> ResolvedSound.Action {
+        let configuration = core.configuration
+        var resolver: SoundResolver
+        var sound: NotificationSound, suppress: Bool, gain: Float
+        switch request {
+        case let .sound(requested, suppressSound, requestedGain):
+            resolver = SoundResolver(locator: SoundLocator(appFolders: configuration.appFolders, appID: configuration.appID), policy: core.policy)
+            (sound, suppress, gain) = (requested, suppressSound, requestedGain)
+        case .notification(let notification):
+            resolver = SoundResolver(
+                locator: SoundLocator(appFolders: configuration.appFolders, appID: notification.appID ?? configuration.appID),
+                policy: core.policy)
+            (sound, suppress, gain) = (notification.sound, notification.suppressSound, notification.volume)
+            // A sound-name that is a file in the app's (or the user's, or noti-play's) sound
+            // folders is that file, as UNNotificationSound(named:) has it; else the theme's sound.
+            if case .themeName(let name) = sound.source, (try? resolver.locator.locate(name)) != nil { sound.source = .named(name) }
+        }
+        warnings += resolver.locator.warnings
+        resolver.quietOverride = core.quiet
+        var resolved: ResolvedSound
+        do {
+            resolved = try resolver.resolve(sound, suppressSound: suppress)
+        } catch .notFound(let name, let searched) where request.isNotification && sound.source != .systemDefault {
+            // As iOS does for a sound name it cannot find: the default sound, and a word why.
+            warnings.append(NotificationSoundError.notFound(name, searched: searched).description + "; the default sound plays instead")
+            var fallback = NotificationSound.default
+            (fallback.isCritical, fallback.isRingtone, fallback.criticalVolume) = (sound.isCritical, sound.isRingtone, sound.criticalVolume)
+            resolved = try resolver.resolve(fallback, suppressSound: suppress)
+        }
+        warnings += resolved.warnings
+        guard case let .play(file, volume, loops, isCritical) = resolved.action else { return resolved.action }
+        return .play(file, volume: isCritical ? volume : volume * gain, loops: loops, isCritical: isCritical)
+    }
+
+    /// Plays `prepared` on an open device. A critical sound fades out every other sound of the
+    /// player, on every device (the engine itself fades those that share its stream).
+    private func start(_ prepared: Prepared, on engine: PlaybackEngine, _ key: EngineKey) {
+        let core = self.core, id = prepared.id
+        do {
+            let voice = try engine.play(prepared.source, volume: prepared.volume, critical: prepared.isCritical) { outcome in
+                core.post(.voiceEnded(id, outcome))  // on the engine's worker: queued, nothing more
+            }
+            sounds[id]?.voice = voice
+            devices[key] = .open(engine, idleSince: nil)
+            if prepared.isCritical {
+                for case let (other, .open(otherEngine, _)) in devices where other != key { otherEngine.preemptNonCritical() }
+            }
+        } catch {
+            let warnings = sounds.removeValue(forKey: id)?.warnings ?? []
+            core.finish(id, .failed(.playback(error)), warnings: warnings)
+            markIdleIfUnused(key)
+        }
+    }
+
+    /// Opens the device for `key` on a thread of its own: a device that blocks on open (a FIFO
+    /// nobody reads, a hung sound server) holds that thread, not this one; `handleDeadlines`
+    /// gives up on it after `openTimeout`, and the thread closes what it opened too late.
+    private func open(_ key: EngineKey, for first: Prepared) {
+        attempts += 1
+        let attempt = attempts
+        devices[key] = .opening(attempt: attempt, deadline: monotonicNanoseconds() + UInt64(Self.openTimeout) * 1_000_000_000, waiting: [first])
+        let core = self.core, device = core.configuration.device
+        JoinableThread.detached {
+            let result = Result { () throws(ALSAError) in
+                try PlaybackEngine(device: device, request: PCMRequest(sampleRate: key.rate, channelCount: key.channels))
+            }
+            if !core.post(.deviceOpened(key, attempt: attempt, result)), case .success(let engine) = result { engine.close() }
+        }
+    }
+
+    private func deviceOpened(_ key: EngineKey, attempt: Int, _ result: Result<PlaybackEngine, ALSAError>) {
+        guard case .opening(attempt, _, let waiting)? = devices[key] else {
+            // Given up on (past its deadline): nobody waits for it any more.
+            if case .success(let engine) = result { engine.close() }
+            return
+        }
+        switch result {
+        case .success(let engine):
+            devices[key] = .open(engine, idleSince: nil)
+            for prepared in waiting where sounds[prepared.id] != nil { start(prepared, on: engine, key) }
+            markIdleIfUnused(key)
+        case .failure(let error):
+            devices[key] = nil
+            fail(waiting, .device(error))
+        }
+    }
+
+    private func fail(_ waiting: [Prepared], _ error: NotificationSoundError) {
+        for prepared in waiting {
+            guard let sound = sounds.removeValue(forKey: prepared.id) else { continue }  // cancelled meanwhile
+            core.finish(prepared.id, .failed(error), warnings: sound.warnings)
+        }
+    }
+
+    private func cancel(_ id: PlaybackID) {
+        guard let sound = sounds[id] else { return }  // ended, or never was
+        if let (engine, voice) = playing(id) {
+            engine.stop(voice)  // reported when the fade has ended
+        } else if sound.voice == nil {
+            // Still waiting for its device.
+            sounds[id] = nil
+            core.finish(id, .cancelled, warnings: sound.warnings)
+        }
+    }
+
+    private func playing(_ id: PlaybackID) -> (PlaybackEngine, VoiceID)? {
+        guard let sound = sounds[id], let voice = sound.voice, case .open(let engine, _)? = devices[sound.key] else { return nil }
+        return (engine, voice)
+    }
+
+    private func markIdleIfUnused(_ key: EngineKey) {
+        guard case .open(let engine, nil)? = devices[key], !sounds.values.contains(where: { $0.key == key }) else { return }
+        devices[key] = .open(engine, idleSince: monotonicNanoseconds())
+    }
+
+    // MARK: Deadlines
+
+    /// The next moment something is due: a device that must have opened, or an idle one to
+    /// close. nil: nothing is due, and the thread sleeps until a command comes.
+    private var nextDeadline: UInt64? {
+        let idleTimeout = UInt64(core.configuration.idleTimeout * 1e9)
+        return devices.values.compactMap { device -> UInt64? in
+            switch device {
+            case .opening(_, let deadline, _): deadline
+            case .open(_, let idleSince?): idleSince + idleTimeout
+            case .open(_, nil): nil
+            }
+        }.min()
+    }
+
+    private func handleDeadlines(now: UInt64) {
+        let idleTimeout = UInt64(core.configuration.idleTimeout * 1e9)
+        for (key, device) in devices {
+            switch device {
+            case .opening(_, let deadline, let waiting) where now >= deadline:
+                devices[key] = nil
+                fail(waiting, .deviceTimeout(device: core.configuration.device, seconds: Self.openTimeout))
+            case .open(let engine, let idleSince?) where now >= idleSince + idleTimeout:
+                devices[key] = nil
+                engine.close()
+            default:
+                break
+            }
+        }
+    }
+
+    /// The player closed: every device closes (their sounds' reports are no longer wanted).
+    private func closeDevices() {
+        for case .open(let engine, _) in devices.values { engine.close() }
+        devices = [:]
+        sounds = [:]
+    }
+}
+
+extension PlayRequest {
+    /// A notification's sound gives way to the default when it is not found; a sound the caller
+    /// named directly fails instead, so that the caller hears of the mistake.
+    var isNotification: Bool {
+        if case .notification = self { true } else { false }
+    }
+}

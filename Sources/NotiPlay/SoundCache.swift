@@ -1,0 +1,50 @@
+import NotiPlayDecoder
+import NotiPlayOutput
+import Synchronization
+
+/// Decoded sounds kept for replay, by file identity (device, inode, size, modification time),
+/// oldest let go first, at most `limit` bytes of samples in all. A sound's first play streams
+/// from the file and records what it decodes (see ``RecordingDecoderSource``); the recording
+/// arrives on the engine's decode worker, hence the lock.
+final class SoundCache: Sendable {
+    private struct Entries {
+        var sounds: [FileIdentity: DecodedSound] = [:]
+        var order: [FileIdentity] = []
+        var bytes = 0
+    }
+
+    let limit: Int
+    private let entries = Mutex(Entries())
+
+    init(limit: Int) { self.limit = max(0, limit) }
+
+    /// The cached decode when the file has not changed since; otherwise the file, streamed and
+    /// recorded for the cache unless it is larger than the whole cache.
+    func source(for file: SoundFile, loops: Bool) throws(NotificationSoundError) -> any FrameSource {
+        let identity = file.file.identity
+        if let cached = entries.withLock({ $0.sounds[identity] }) {
+            return DecodedSoundSource(cached, loops: loops)
+        }
+        return try SoundSources.open(file, loops: loops, recordingLimit: limit / MemoryLayout<Float>.size) { [weak self] sound in
+            self?.remember(sound, as: identity)
+        }
+    }
+
+    /// Samples held, for the tests.
+    var byteCount: Int { entries.withLock { $0.bytes } }
+
+    private func remember(_ sound: DecodedSound, as identity: FileIdentity) {
+        let bytes = sound.samples.count * MemoryLayout<Float>.size
+        guard bytes <= limit else { return }
+        entries.withLock { entries in
+            guard entries.sounds[identity] == nil else { return }
+            entries.sounds[identity] = sound
+            entries.order.append(identity)
+            entries.bytes += bytes
+            while entries.bytes > limit, let oldest = entries.order.first {
+                entries.order.removeFirst()
+                entries.bytes -= (entries.sounds.removeValue(forKey: oldest)?.samples.count ?? 0) * MemoryLayout<Float>.size
+            }
+        }
+    }
+}
