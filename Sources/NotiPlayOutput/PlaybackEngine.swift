@@ -86,6 +86,8 @@ public final class PlaybackEngine: @unchecked Sendable {
     private let slotCount: Int
     /// Sounds that may play at once.
     private let voiceCapacity: Int
+    /// The least a voice's ring holds, in frames.
+    private let ringFrames: Int
     /// Posted by the render thread when a ring is half empty or a voice ended, and by `play`.
     private let wake: UnsafeMutablePointer<sem_t>
     /// Posted by `play` and `close`: wakes an idle render thread.
@@ -142,10 +144,11 @@ public final class PlaybackEngine: @unchecked Sendable {
         self.voiceCapacity = max(1, voiceCapacity)
         slotCount = 2 * self.voiceCapacity
         slots = .allocate(capacity: slotCount)
-        for index in 0..<slotCount {
-            // About 190 ms of stereo 44.1 kHz per voice: the decoder stays far ahead.
-            (slots + index).initialize(to: VoiceSlot(ringSamples: 16384))
-        }
+        for index in 0..<slotCount { (slots + index).initialize(to: VoiceSlot()) }
+        // Rings are sized in time, whatever the channel count: at least 150 ms (the decode worker
+        // refills at half empty and wakes every 50 ms at the latest) and twice the device buffer
+        // that `play` fills before the device starts.
+        ringFrames = max(format.sampleRate * 3 / 20, 2 * format.bufferFrames)
         let samplesPerPeriod = format.periodFrames * format.channelCount
         context = .allocate(capacity: 1)
         context.initialize(to: RenderContext(
@@ -198,7 +201,7 @@ public final class PlaybackEngine: @unchecked Sendable {
             guard !state.closed else { throw .closed }
             let index = try claimSlot(for: record, &state)
             let slot = slots + index
-            slot.pointee.ring.reset(channelCount: decoder.channelCount)
+            slot.pointee.ring.reset(channelCount: decoder.channelCount, minimumFrames: ringFrames)
             slot.pointee.stopRequested.store(false, ordering: .relaxed)
             slot.pointee.paused.store(false, ordering: .relaxed)
             slot.pointee.endOfStream.store(false, ordering: .relaxed)

@@ -5,9 +5,12 @@ import Synchronization
 /// The decode worker writes; the render thread reads. Each side owns one counter and only reads
 /// the other's, with acquire/release ordering: no locks, so the render thread never waits on the
 /// decoder. Counters count frames ever written/read; their difference is the fill level.
+/// Its memory is taken when a voice first needs it, sized by that voice (see `reset`), and kept
+/// for the slot's next voices: an engine playing one sound holds one ring, not sixteen.
 struct FrameRing: ~Copyable {
-    private let storage: UnsafeMutablePointer<Float>
-    private let storageSamples: Int
+    /// Allocated by the first `reset`; the render thread reads only slots that are playing.
+    private var storage: UnsafeMutablePointer<Float>?
+    private var storageSamples = 0
     private(set) var channelCount = 1
     /// A power of two, so a position's slot is a mask away.
     private(set) var capacityFrames: Int {
@@ -18,19 +21,22 @@ struct FrameRing: ~Copyable {
     private let written = Atomic<Int>(0)
     private let consumed = Atomic<Int>(0)
 
-    init(storageSamples: Int) {
-        self.storageSamples = storageSamples
-        storage = .allocate(capacity: storageSamples)
-        storage.initialize(repeating: 0, count: storageSamples)
-    }
+    init() {}
 
-    deinit { storage.deallocate() }
+    deinit { storage?.deallocate() }
 
-    /// Empties the ring and sets the frame size. Only while neither side is using it.
-    mutating func reset(channelCount: Int) {
+    /// Empties the ring, sets the frame size and makes room for at least `minimumFrames` frames
+    /// (a power of two), allocating only when the slot's memory is smaller than that. Only while
+    /// neither side is using it (the slot is being prepared, under the engine's lock).
+    mutating func reset(channelCount: Int, minimumFrames: Int) {
         self.channelCount = channelCount
         var frames = 1
-        while frames * 2 * channelCount <= storageSamples { frames *= 2 }
+        while frames < minimumFrames { frames *= 2 }
+        if frames * channelCount > storageSamples {
+            storage?.deallocate()
+            storageSamples = frames * channelCount
+            storage = .allocate(capacity: storageSamples)  // read only where written: no need to zero it
+        }
         capacityFrames = frames
         written.store(0, ordering: .relaxed)
         consumed.store(0, ordering: .relaxed)
@@ -44,7 +50,7 @@ struct FrameRing: ~Copyable {
         let free = capacityFrames - (w - consumed.load(ordering: .acquiring))
         let start = w & (capacityFrames - 1)
         let frames = min(free, capacityFrames - start)
-        return UnsafeMutableBufferPointer(start: storage + start * channelCount, count: frames * channelCount)
+        return UnsafeMutableBufferPointer(start: storage.unsafelyUnwrapped + start * channelCount, count: frames * channelCount)
     }
 
     /// Publishes `frames` frames written into the region from `writableRegion()`.
@@ -61,7 +67,7 @@ struct FrameRing: ~Copyable {
         let r = consumed.load(ordering: .relaxed)
         let available = written.load(ordering: .acquiring) - r
         let start = r & (capacityFrames - 1)
-        return (UnsafePointer(storage + start * channelCount), min(available, capacityFrames - start))
+        return (UnsafePointer(storage.unsafelyUnwrapped + start * channelCount), min(available, capacityFrames - start))
     }
 
     @_noAllocation

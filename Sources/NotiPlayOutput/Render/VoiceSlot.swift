@@ -13,8 +13,8 @@ enum VoicePhase {
 }
 
 /// One sound being played: its ring of decoded frames and the flags the threads share.
-/// Slots are allocated once with the engine, so starting a sound allocates nothing the
-/// render thread sees.
+/// Slots are allocated once with the engine; a ring's memory when a slot is first prepared, which
+/// the render thread sees only once the slot is published as playing.
 struct VoiceSlot: ~Copyable {
     /// Render-owned while playing, set by `play` while preparing: the gain applied to the last frame mixed.
     // First, not `phase`: ThreadSanitizer records a write through `pointee` at the slot's first
@@ -36,9 +36,7 @@ struct VoiceSlot: ~Copyable {
     /// Render → control: frames of this voice mixed so far.
     let framesPlayed = Atomic<Int>(0)
 
-    var ring: FrameRing
+    var ring = FrameRing()
 
-    init(ringSamples: Int) {
-        ring = FrameRing(storageSamples: ringSamples)
-    }
+    init() {}
 }
