@@ -162,6 +162,36 @@ import Testing
         close(reader)
     }
 
+    /// A stream whose device failed (here a pipe whose reader left, as a sound server that
+    /// restarted) is not reused: the next sound opens the device again and plays. Before, every
+    /// sound failed on the dead stream until it had been idle for 5 s.
+    @Test func aFailedDeviceIsOpenedAgainForTheNextSound() throws {
+        _ = try tone("first.caf", seconds: 1)
+        let second = try tone("second.caf", seconds: 0.2)
+        let capture = folder.file("reopened.raw")
+        let sink = folder.file("sink.sh")
+        // The first reader leaves at once; the ones after it keep what they are given.
+        try """
+            #!/bin/sh
+            if [ ! -e "\(folder.file("left"))" ]; then touch "\(folder.file("left"))"; exit 0; fi
+            exec cat >> "\(capture)"
+            """.write(toFile: sink, atomically: true, encoding: .utf8)
+        #expect(chmod(sink, 0o755) == 0)
+        let player = NotificationSoundPlayer(configuration: .init(
+            appFolders: [folder.path], device: "file:\"|\(sink)\",FORMAT=raw", idleTimeout: 30, policy: SoundPolicy()))
+        let reports = Reports()
+        try player.play(.named("first.caf")) { reports.add($0) }
+        guard case .failed(.device(let error))? = reports.wait(1).first?.result else { Issue.record("\(reports.values.withLock { $0 })"); return }
+        #expect(error.description.contains("its output was closed"), "\(error)")
+        try player.play(.named("second.caf")) { reports.add($0) }
+        #expect(reports.wait(1).dropFirst().map(\.result) == [.finished])
+        player.close()  // the device closes on the player's thread: wait for cat to have it all
+        let expected = try SoundDecoder(path: second).readAll()
+        let deadline = Date() + 10
+        while (try? samples(capture).count) ?? 0 < expected.count && Date() < deadline { usleep(20_000) }
+        #expect(try samples(capture) == expected)
+    }
+
     /// After close nothing is answered any more, and nothing opens a device again.
     @Test func closeDropsPendingCompletionsAndPlayAfterCloseThrows() async throws {
         _ = try tone("closing.caf", seconds: 0.3)

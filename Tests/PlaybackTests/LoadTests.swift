@@ -120,6 +120,27 @@ final class Locked<Value>: @unchecked Sendable {
         #expect(refused.count == 0)
     }
 
+    /// Two threads closing one engine while it plays: each returns once the device is closed,
+    /// the render thread ended before it (before, the second closed the PCM under it), and the
+    /// voice is answered once.
+    @Test func closeFromTwoThreadsAtOnceClosesOnce() throws {
+        for _ in 0..<20 {
+            let engine = try Self.engine(voices: 2)
+            let outcomes = Outcomes()
+            let id = try Self.play(engine, Self.long, outcomes: outcomes)
+            engine.setPaused(id, true)  // the null device has no clock: it would mix 30 s at once
+            let start = DispatchSemaphore(value: 0)
+            let group = DispatchGroup()
+            for _ in 0..<2 {
+                DispatchQueue.global().async(group: group) { start.wait(); engine.close() }
+            }
+            start.signal()
+            start.signal()
+            #expect(group.wait(timeout: .now() + 10) == .success)
+            #expect(outcomes.of(id) == [.stopped(.interrupted)])
+        }
+    }
+
     @Test func playAfterCloseThrowsAndCallsNothing() throws {
         let engine = try Self.engine(voices: 2)
         engine.close()
