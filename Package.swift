@@ -24,7 +24,7 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         // ALSA output: a thin typed PCM layer and the real-time renderer that mixes voices.
         .target(name: "CALSASupport", linkerSettings: [.linkedLibrary("asound")]),
-        .target(name: "NotiPlayOutput", dependencies: ["CALSA", "CALSASupport", "NotiPlayDecoder"]),
+        .target(name: "NotiPlayOutput", dependencies: ["CALSA", "CALSASupport"]),
         .systemLibrary(
             name: "CSndFile",
             pkgConfig: "sndfile",
@@ -79,7 +79,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PlaybackTests",
-            dependencies: ["NotiPlayCommand", "NotiPlayDecoder", "NotiPlayOutput", "NotiPlayTestSupport"]
+            dependencies: ["NotiPlay", "NotiPlayCommand", "NotiPlayDecoder", "NotiPlayOutput", "NotiPlayTestSupport"]
         ),
         .testTarget(
             name: "CommandTests",

@@ -38,6 +38,7 @@ let package = Package(
                 .product(name: "NotiPlayDecoder", package: "noti-play"),
                 .product(name: "NotiPlayEncoder", package: "noti-play"),
                 .product(name: "NotiPlayOutput", package: "noti-play"),
+                .product(name: "NotiPlay", package: "noti-play"),  // SoundDecoder as a FrameSource
             ]
         ),
     ]

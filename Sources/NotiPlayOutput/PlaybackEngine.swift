@@ -1,5 +1,4 @@
 import CALSA
-import NotiPlayDecoder
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -222,7 +221,7 @@ public final class PlaybackEngine: @unchecked Sendable {
         do {
             _ = try fill(slot, from: decoder, atLeast: format.bufferFrames)
         } catch {
-            failure = error.message
+            failure = String(describing: error)
         }
         let ended = slot.pointee.endOfStream.load(ordering: .relaxed)
         try state.withLock { (state) throws(PlaybackError) in
@@ -430,32 +429,44 @@ public final class PlaybackEngine: @unchecked Sendable {
     }
 
     /// The decode worker: keeps rings filled, reports voices that ended, frees their slots.
+    /// It decodes outside the lock, so `play`, `stop` and the rest never wait for a decode pass:
+    /// once a voice is published, its `decoder` and `failure` are this thread's alone (`play`
+    /// set them before publishing, under the lock; only this thread reaps, or `close` after
+    /// joining it), and its slot is not reused before this thread frees it.
     private func decodeLoop() {
         while !workerShutdown.load(ordering: .acquiring) {
-            state.withLock { state in
-                for (index, record) in state.voices {
-                    let slot = slots + index
-                    guard let decoder = record.decoder,
-                          slot.pointee.phase.load(ordering: .acquiring) == VoicePhase.playing else { continue }
-                    do {
-                        _ = try fill(slot, from: decoder)
-                        if slot.pointee.endOfStream.load(ordering: .relaxed) { record.decoder = nil }
-                    } catch {
-                        // End the voice where decoding failed; what was decoded still plays.
-                        record.failure = error.message
-                        record.decoder = nil
-                        slot.pointee.endOfStream.store(true, ordering: .releasing)
-                    }
+            // Ended voices first: their slots are free for new sounds before the decode pass.
+            reap(force: false)
+            let playing = state.withLock { state in
+                state.voices.filter { index, record in
+                    record.decoder != nil && (slots + index).pointee.phase.load(ordering: .acquiring) == VoicePhase.playing
+                }
+            }
+            for (index, record) in playing {
+                guard let decoder = record.decoder else { continue }
+                let slot = slots + index
+                do {
+                    _ = try fill(slot, from: decoder)
+                    if slot.pointee.endOfStream.load(ordering: .relaxed) { record.decoder = nil }
+                } catch {
+                    // End the voice where decoding failed; what was decoded still plays.
+                    record.failure = String(describing: error)
+                    record.decoder = nil
+                    slot.pointee.endOfStream.store(true, ordering: .releasing)
                 }
             }
             reap(force: false)
             if context.pointee.fatalError.load(ordering: .acquiring) != 0 { reap(force: true) }
+            // With no voice, nothing is due until `play` or `close` posts: sleep (an idle stream
+            // kept open for the next sound costs no wake-ups).
+            if state.withLock({ $0.voices.isEmpty }) {
+                if RawSemaphore.wait(wake) != nil { RawSemaphore.waitFailedPause() }
+                continue
+            }
             // The render thread posts when a ring is half empty or a voice ended; the timeout is
-            // only a safety net (rings hold about 190 ms, half of which is this wait's margin).
+            // only a safety net (rings hold at least 150 ms, a third of which is this wait's margin).
             if !RawSemaphore.wait(wake, nanoseconds: 50_000_000) {
-                // A wait that fails at once would make this loop spin: keep its pace without it.
-                var pause = timespec(tv_sec: 0, tv_nsec: 50_000_000)
-                nanosleep(&pause, nil)
+                RawSemaphore.waitFailedPause()
             }
         }
     }

@@ -88,6 +88,13 @@ enum RawSemaphore {
         return errno == ETIMEDOUT || errno == EINTR
     }
 
+    /// After a wait that failed at once (never expected): 50 ms, so that a loop around the wait
+    /// keeps a pace instead of spinning.
+    static func waitFailedPause() {
+        var pause = timespec(tv_sec: 0, tv_nsec: 50_000_000)
+        nanosleep(&pause, nil)
+    }
+
     /// Posts `semaphore`. Its failures need nothing done: EOVERFLOW means it already holds more
     /// posts than will ever be waited for, EINVAL that there is no semaphore for anyone to wait on.
     @inline(__always)

@@ -1,4 +1,5 @@
 import Foundation
+import NotiPlay
 import NotiPlayDecoder
 import NotiPlayTestSupport
 import Testing

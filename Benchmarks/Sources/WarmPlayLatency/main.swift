@@ -8,6 +8,7 @@
 // never holds more than the reader has not yet looked at, a few microseconds' worth.
 //
 // Usage: swift run -c release WarmPlayLatency [plays]   (prints each play and the median)
+import NotiPlay
 import NotiPlayDecoder
 import NotiPlayEncoder
 import NotiPlayOutput
