@@ -9,8 +9,11 @@ import NotiPlayOutput
 /// through ``PlayerCore``, so a sound that ends before its `play` was even handled is reported
 /// after it, never lost; and it sleeps until there is work or a deadline.
 final class PlayerControl {
-    /// How long a device may take to open, as the command allows.
+    /// How long a device may take to open, and to take no sound while one plays, as the command allows.
     static let openTimeout = 5
+    static let stallTimeout = 5
+    /// How often a device that plays is looked at for progress (only while it plays).
+    static let progressLook: UInt64 = 1_000_000_000
 
     private let core: PlayerCore
     private var devices: [EngineKey: Device] = [:]
@@ -23,6 +26,9 @@ final class PlayerControl {
         /// Open; `idleSince` once no sound plays on it.
         case open(PlaybackEngine, idleSince: UInt64?)
     }
+
+    /// What each open device had written when last looked at, and when that last changed.
+    private var progress: [EngineKey: (frames: Int, since: UInt64)] = [:]
 
     /// A sound looked up and opened, ready for a device.
     private struct Prepared {
@@ -145,6 +151,7 @@ final class PlayerControl {
                 core.post(.voiceEnded(id, outcome))  // on the engine's worker: queued, nothing more
             }
             sounds[id]?.voice = voice
+            if case .open(_, idleSince: _?)? = devices[key] { progress[key] = nil }  // waking from idle: a new look
             devices[key] = .open(engine, idleSince: nil)
             if prepared.isCritical {
                 for case let (other, .open(otherEngine, _)) in devices where other != key { otherEngine.preemptNonCritical() }
@@ -227,7 +234,7 @@ final class PlayerControl {
             switch device {
             case .opening(_, let deadline, _): deadline
             case .open(_, let idleSince?): idleSince + idleTimeout
-            case .open(_, nil): nil
+            case .open(_, nil): monotonicNanoseconds() + Self.progressLook  // playing: the stall watch
             }
         }.min()
     }
@@ -241,11 +248,36 @@ final class PlayerControl {
                 fail(waiting, .deviceTimeout(device: core.configuration.device, seconds: Self.openTimeout))
             case .open(let engine, let idleSince?) where now >= idleSince + idleTimeout:
                 devices[key] = nil
+                progress[key] = nil
                 engine.close()
+            case .open(let engine, nil):
+                watchProgress(of: engine, key, now: now)
             default:
                 break
             }
         }
+    }
+
+    /// A device that takes no sound for `stallTimeout` while sounds play on it (a sound server
+    /// that hangs, a device another program holds) fails those sounds and is let go. Judged by
+    /// the frames it took, on the monotonic clock: a slow device is not a stall.
+    private func watchProgress(of engine: PlaybackEngine, _ key: EngineKey, now: UInt64) {
+        let frames = engine.framesWritten
+        guard let last = progress[key], last.frames == frames else {
+            progress[key] = (frames, now)
+            return
+        }
+        guard now - last.since >= UInt64(Self.stallTimeout) * 1_000_000_000 else { return }
+        devices[key] = nil
+        progress[key] = nil
+        let stalled = sounds.filter { $0.value.key == key }
+        for (id, sound) in stalled {
+            sounds[id] = nil
+            core.finish(id, .failed(.deviceStalled(device: core.configuration.device, seconds: Self.stallTimeout)), warnings: sound.warnings)
+        }
+        // Its render thread may be stuck in a write that never returns: close it where that
+        // cannot hold up this thread.
+        JoinableThread.detached { engine.close() }
     }
 
     /// The player closed: every device closes (their sounds' reports are no longer wanted).

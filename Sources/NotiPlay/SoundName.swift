@@ -38,6 +38,8 @@ public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConv
     case device(ALSAError)
     /// The device did not open within the given seconds (it blocks: held, or its server hangs).
     case deviceTimeout(device: String, seconds: Int)
+    /// The device took no sound for the given seconds while the sound played.
+    case deviceStalled(device: String, seconds: Int)
     /// The engine refused the sound, or decoding failed while it played.
     case playback(PlaybackError)
     /// The player was closed.
@@ -57,6 +59,8 @@ public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConv
         case .device(let error): error.description
         case .deviceTimeout(let device, let seconds):
             "audio device '\(device)': did not open within \(seconds) s (it blocks: held by another program, or its server hangs)"
+        case .deviceStalled(let device, let seconds):
+            "audio device '\(device)': stopped taking sound (nothing played for \(seconds) s)"
         case .playback(let error): error.description
         case .closed: "the player is closed"
         case .attachment(let path, let why): "\(path): not a valid notification attachment: \(why)"

@@ -15,7 +15,8 @@
  * - Every function may be called from any thread, and none blocks: a play call validates its
  *   arguments, queues the request and returns its id (> 0) in well under a millisecond. Looking
  *   the sound up, reading the file, decoding and opening the device happen on noti-play's own
- *   threads; a device that does not open within 5 s fails the request. Whatever goes wrong after
+ *   threads; a device that does not open within 5 s fails the request, and so does one that takes
+ *   no sound for 5 s while it plays (the stream is then let go). Whatever goes wrong after
  *   the call returned reaches the callback as NOTI_PLAY_FAILED with a one-line reason.
  * - A play call returns 0 only for a request that can never play (a NULL context, a volume
  *   outside 0.0 to 1.0, a sound name that is a path, a freed context); then, if `error` is not

@@ -192,6 +192,28 @@ import Testing
         #expect(try samples(capture) == expected)
     }
 
+    /// A device that stops taking sound while it plays (ALSA's file plugin on a FIFO whose reader
+    /// reads nothing: writes block once the pipe is full) fails the sound after 5 s without
+    /// progress, and leaves the player usable: close returns at once. Before, the sound was
+    /// never answered.
+    @Test func aDeviceThatStopsTakingSoundFailsTheSound() throws {
+        _ = try tone("stall.caf", seconds: 2)
+        let fifo = folder.file("stall.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let reader = open(fifo, O_RDONLY | O_NONBLOCK)  // present, and never reads
+        defer { close(reader) }
+        let device = "file:FILE=\(fifo),FORMAT=raw"
+        let player = NotificationSoundPlayer(configuration: .init(appFolders: [folder.path], device: device, policy: SoundPolicy()))
+        let reports = Reports()
+        let started = Date()
+        try player.play(.named("stall.caf")) { reports.add($0) }
+        #expect(reports.results(1) == [.failed(.deviceStalled(device: device, seconds: 5))])
+        #expect(Date().timeIntervalSince(started) >= 5)
+        let closing = Date()
+        player.close()
+        #expect(Date().timeIntervalSince(closing) < 1)
+    }
+
     /// After close nothing is answered any more, and nothing opens a device again.
     @Test func closeDropsPendingCompletionsAndPlayAfterCloseThrows() async throws {
         _ = try tone("closing.caf", seconds: 0.3)
