@@ -33,7 +33,11 @@
  *
  * The library leaves process-wide state alone: ALSA's error handler (snd_lib_error_set_handler)
  * stays the one the program set. With none set, ALSA's diagnostics from noti-play's calls are not
- * printed but folded into its error messages; with one set, that handler receives them.
+ * printed but folded into its error messages; with one set, that handler receives them. Nor does
+ * it touch the environment: for PulseAudio to treat its streams as alert sounds (the event
+ * volume, role rules), start the daemon with PULSE_PROP_media.role=event in its environment
+ * (a systemd unit's Environment=), which ALSA's pulse plugin hands to the stream; the noti-play
+ * command sets that for itself.
  * It needs no Swift toolchain at run time: the Swift runtime is inside. Its bundled sounds are
  * found from the library's own location (PREFIX/lib -> PREFIX/share/noti-play/sounds), whatever
  * the host program's.

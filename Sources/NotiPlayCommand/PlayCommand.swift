@@ -107,6 +107,7 @@ struct PlayCommand: ParsableCommand {
             for device in PlaybackDevices.list() { print(device.name.padding(toLength: 24) + device.description) }
             return
         }
+        StreamRole.announceEvent()
         // The first thing: block SIGINT and SIGTERM before any thread exists (so every thread
         // inherits the mask) and watch them on one thread. Until a sound plays there is nothing
         // to fade, so a signal ends the process at once, whatever it is reading or waiting for.
@@ -319,3 +320,15 @@ extension PlayCommand {
 }
 
 extension DeviceSampleFormat: ExpressibleByArgument {}
+
+/// What the desktop's sound server is told about the stream, so that its rules for alert sounds
+/// (the event/alert volume, ducking, a role's device) apply: PulseAudio's `media.role=event` and
+/// an application id, through libpulse's `PULSE_PROP_*` variables, which ALSA's pulse plugin
+/// passes to the stream. Set before any thread exists (setenv is not thread-safe), and only
+/// where the user has not set them.
+enum StreamRole {
+    static func announceEvent() {
+        setenv("PULSE_PROP_media.role", "event", 0)
+        setenv("PULSE_PROP_application.id", "noti-play", 0)
+    }
+}

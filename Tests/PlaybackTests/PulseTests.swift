@@ -37,6 +37,27 @@ import Testing
     /// frames, at frames 220, 2640, 4400, ...; every other sample exact.) Silence anywhere else,
     /// or any sample lost, changed or out of order, is noti-play's. How often the sink runs dry
     /// under load, beside aplay, is PulseUnderStress's business.
+    /// The stream says it is an alert sound (media.role=event), so the desktop's event volume and
+    /// role rules apply, unless the user chose otherwise in the environment.
+    @Test(arguments: [nil, "music"]) func theStreamIsAnEvent(userRole: String?) throws {
+        let pulse = try #require(PulseServer.shared, "PulseAudio did not start")
+        try pulse.ensureRunning()
+        let path = try tone("role.wav", seconds: 3)
+        var environment = pulse.environment
+        if let userRole { environment["PULSE_PROP_media.role"] = userRole }
+        let player = try ChildProcess(TestTools.notiPlay, [path], environment: environment, in: folder)
+        var properties = ""
+        let deadline = Date() + 5
+        while !properties.contains("media.role") && Date() < deadline {
+            usleep(50_000)
+            properties = try TestTools.run("pactl", ["list", "sink-inputs"], environment: pulse.environment).stdoutText
+        }
+        player.signal(SIGINT)
+        _ = player.wait()
+        #expect(properties.contains("media.role = \"\(userRole ?? "event")\""), "\(properties)")
+        #expect(properties.contains("application.id = \"noti-play\""), "\(properties)")
+    }
+
     @Test func theSinkHearsEveryDecodedSampleInOrderInRealTime() throws {
         let pulse = try #require(PulseServer.shared, "PulseAudio did not start")
         let path = try tone("real-time.wav", seconds: 1.5)
