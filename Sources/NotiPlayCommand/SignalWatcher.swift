@@ -6,6 +6,8 @@ import Glibc
 
 /// Turns SIGINT, SIGTERM and SIGHUP into a call on an ordinary thread, where it is safe to talk to the
 /// engine (a signal handler may do almost nothing).
+// Unchecked: `thread` is written once, in init, before any other thread sees the watcher; the
+// rest are atomics.
 final class SignalWatcher: @unchecked Sendable {
     private var thread = pthread_t()
     private let running = Atomic<Bool>(true)
@@ -24,7 +26,8 @@ final class SignalWatcher: @unchecked Sendable {
         for (signal, _) in HeldSignals.interruptions where !HeldSignals.isIgnored(signal) {
             sigaddset(&set, signal)
         }
-        pthread_sigmask(SIG_BLOCK, &set, nil)
+        // Fails only for an invalid `how`, which SIG_BLOCK is not.
+        precondition(pthread_sigmask(SIG_BLOCK, &set, nil) == 0, "pthread_sigmask failed")
         return set
     }
 
@@ -32,11 +35,13 @@ final class SignalWatcher: @unchecked Sendable {
         self.signals = signals
         self.onSignal = onSignal
         let unmanaged = Unmanaged.passRetained(self).toOpaque()
-        pthread_create(&thread, nil, { argument in
+        let created = pthread_create(&thread, nil, { argument in
             let watcher = Unmanaged<SignalWatcher>.fromOpaque(argument!).takeRetainedValue()
             watcher.watch()
             return nil
         }, unmanaged)
+        // Without the watcher the blocked signals would never end the command: stop here instead.
+        precondition(created == 0, "pthread_create failed: \(created)")
     }
 
     private func watch() {

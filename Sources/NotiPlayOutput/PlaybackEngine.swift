@@ -74,6 +74,8 @@ public enum PlaybackError: Error, Sendable, Equatable, CustomStringConvertible {
 ///
 /// Every `play` that returns an ID is answered by exactly one call of its `onFinish`; a `play`
 /// that throws never calls it.
+// Unchecked: its mutable state is `state` (behind its lock), atomics, and the slots and render
+// context, which the threads share by the protocol of `VoicePhase` (see VoiceSlot.swift).
 public final class PlaybackEngine: @unchecked Sendable {
     /// What the device agreed to.
     public let format: NegotiatedFormat
@@ -158,9 +160,9 @@ public final class PlaybackEngine: @unchecked Sendable {
             deviceBuffer: .allocate(byteCount: samplesPerPeriod * 4, alignment: 16)))
         context.pointee.drainWhenIdle.store(drainWhenIdle, ordering: .relaxed)
         wake = .allocate(capacity: 1)
-        sem_init(wake, 0, 0)
         voiceStarted = .allocate(capacity: 1)
-        sem_init(voiceStarted, 0, 0)
+        // Fails only for a value above SEM_VALUE_MAX or without semaphores at all: not a state to go on from.
+        precondition(sem_init(wake, 0, 0) == 0 && sem_init(voiceStarted, 0, 0) == 0, "sem_init failed: \(errno)")
     }
 
     deinit {
@@ -415,6 +417,8 @@ public final class PlaybackEngine: @unchecked Sendable {
             let context = self.context
             let wake = self.wake
             let pcm = device.rawHandle
+            // Raw pointers are not Sendable; the render thread is their one user while it runs,
+            // and `close` joins it before freeing them.
             nonisolated(unsafe) let unsafeContext = context
             nonisolated(unsafe) let unsafeWake = wake
             nonisolated(unsafe) let unsafeStarted = voiceStarted
@@ -497,26 +501,17 @@ public final class PlaybackEngine: @unchecked Sendable {
     }
 }
 
-/// `EngineState` behind a pthread mutex (see `PlaybackEngine.state`).
+/// `EngineState` behind a pthread mutex (see `PlaybackEngine.state`), through `Condition`, which
+/// checks every pthread result. Unchecked: `value` is only reached inside `withLock`.
 private final class StateLock<State: ~Copyable>: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let lock = Condition()
     private var value: State
 
     init(_ value: consuming State) {
         self.value = value
-        mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
     }
 
     func withLock<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
+        try lock.withLock { () throws(E) -> R in try body(&value) }
     }
 }
-

@@ -14,7 +14,7 @@ struct FrameRing: ~Copyable {
     private(set) var channelCount = 1
     /// A power of two, so a position's slot is a mask away.
     private(set) var capacityFrames: Int {
-        @_noAllocation get { capacity }
+        @_noLocks get { capacity }
         set { capacity = newValue }
     }
     private var capacity = 0
@@ -62,7 +62,7 @@ struct FrameRing: ~Copyable {
     // MARK: Consumer side (the render thread)
 
     /// The frames ready to read that lie contiguously from the read position.
-    @_noAllocation
+    @_noLocks
     func readableRegion() -> (samples: UnsafePointer<Float>, frames: Int) {
         let r = consumed.load(ordering: .relaxed)
         let available = written.load(ordering: .acquiring) - r
@@ -70,12 +70,12 @@ struct FrameRing: ~Copyable {
         return (UnsafePointer(storage.unsafelyUnwrapped + start * channelCount), min(available, capacityFrames - start))
     }
 
-    @_noAllocation
+    @_noLocks
     func commitRead(frames: Int) {
         consumed.store(consumed.load(ordering: .relaxed) + frames, ordering: .releasing)
     }
 
     var readableFrames: Int {
-        @_noAllocation get { written.load(ordering: .acquiring) - consumed.load(ordering: .relaxed) }
+        @_noLocks get { written.load(ordering: .acquiring) - consumed.load(ordering: .relaxed) }
     }
 }

@@ -50,7 +50,7 @@ struct PeriodSummary {
 
 enum Mixer {
     /// Mixes one period from every playing voice and converts it for the device.
-    @_noAllocation
+    @_noLocks
     static func renderPeriod(_ context: UnsafeMutablePointer<RenderContext>) -> PeriodSummary {
         let period = context.pointee.periodFrames
         let channels = context.pointee.deviceChannels
@@ -79,7 +79,7 @@ enum Mixer {
 
     /// Adds one voice's next period to the mix at its gain. Returns how many frames of the
     /// period the voice filled: all of them unless it ended or ran out of decoded frames.
-    @_noAllocation
+    @_noLocks
     static func mixVoice(
         _ slot: UnsafeMutablePointer<VoiceSlot>, into mix: UnsafeMutablePointer<Float>,
         context: UnsafeMutablePointer<RenderContext>
@@ -125,7 +125,7 @@ enum Mixer {
         return mixed
     }
 
-    @_noAllocation
+    @_noLocks
     static func rampFramesLeft(from gain: Float, to target: Float, step: Float) -> Int {
         max(1, Int((abs(target - gain) / step) + 0.999_999))
     }
@@ -134,7 +134,7 @@ enum Mixer {
     /// one to one; a mono voice feeds every channel; a mono device gets the voices' average;
     /// otherwise the first channels map one to one and the rest are dropped.
     /// Returns the gain after the last frame.
-    @_noAllocation
+    @_noLocks
     static func addFrames(
         _ samples: UnsafePointer<Float>, frames: Int, voiceChannels: Int, gain: Float, target: Float,
         step: Float, into mix: UnsafeMutablePointer<Float>, deviceChannels: Int
@@ -168,7 +168,7 @@ enum Mixer {
     /// value. So one voice cannot turn the others' samples into NaN, and the mix, a sum of finite
     /// values, may overflow to ±Inf (clipped to full scale when converted) but is never NaN.
     /// Finite values pass unchanged, bit for bit.
-    @_noAllocation @inline(__always)
+    @_noLocks @inline(__always)
     static func contribution(_ scaledSample: Float) -> Float {
         scaledSample == scaledSample
             ? min(max(scaledSample, -.greatestFiniteMagnitude), .greatestFiniteMagnitude) : 0

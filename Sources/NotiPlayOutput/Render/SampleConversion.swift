@@ -8,7 +8,7 @@ enum SampleConversion {
     /// Adding and subtracting 1.5·2^52 rounds a Double of magnitude below 2^51 to the nearest
     /// integer, ties to even, in the FPU's own rounding: the same result as `rint`, without a
     /// call the real-time checker cannot see into.
-    @_noAllocation @inline(__always)
+    @_noLocks @inline(__always)
     static func roundedToNearestEven(_ value: Double) -> Double {
         let magic = 6_755_399_441_055_744.0
         return (value + magic) - magic
@@ -16,12 +16,12 @@ enum SampleConversion {
 
     /// `sample` within -1...1, with NaN as 0. `min` and `max` let NaN through (it fails every
     /// comparison), and `sample == sample` is false only for NaN: a select, so the loops still vectorize.
-    @_noAllocation @inline(__always)
+    @_noLocks @inline(__always)
     static func clippedToFullScale(_ sample: Float) -> Float {
         sample == sample ? min(max(sample, -1), 1) : 0
     }
 
-    @_noAllocation
+    @_noLocks
     static func convert(
         _ mix: UnsafePointer<Float>, count: Int, to format: DeviceSampleFormat, into out: UnsafeMutableRawPointer
     ) {

@@ -4,12 +4,12 @@ import Synchronization
 /// control claims (free → preparing) and publishes (→ playing); the render thread ends it
 /// (→ finished); the decode worker reports and frees it (→ free).
 /// (Annotated constants rather than an enum's raw values: the render path is checked by
-/// `@_noAllocation`, which cannot see into unannotated getters in other files.)
+/// `@_noLocks`, which cannot see into unannotated getters in other files.)
 enum VoicePhase {
-    static var free: UInt8 { @_noAllocation get { 0 } }
-    static var preparing: UInt8 { @_noAllocation get { 1 } }
-    static var playing: UInt8 { @_noAllocation get { 2 } }
-    static var finished: UInt8 { @_noAllocation get { 3 } }
+    static var free: UInt8 { @_noLocks get { 0 } }
+    static var preparing: UInt8 { @_noLocks get { 1 } }
+    static var playing: UInt8 { @_noLocks get { 2 } }
+    static var finished: UInt8 { @_noLocks get { 3 } }
 }
 
 /// One sound being played: its ring of decoded frames and the flags the threads share.
