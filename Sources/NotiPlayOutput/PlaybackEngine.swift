@@ -352,21 +352,18 @@ public final class PlaybackEngine: @unchecked Sendable {
 
     // MARK: Internals
 
-    /// The voice policy: a free slot for `record`, after asking the voice that gives way (if all
+    /// A free slot for `record`, after asking the voice that gives way (by `VoicePolicy`, when all
     /// `voiceCapacity` are taken) to fade out. Called under the lock.
     private func claimSlot(for record: VoiceRecord, _ state: inout EngineState) throws(PlaybackError) -> Int {
-        // Voices still sounding: not fading out, and not ended waiting to be reported.
-        let sounding = state.voices.filter { index, voice in
-            !voice.stopping && (slots + index).pointee.phase.load(ordering: .acquiring) != VoicePhase.finished
+        let sounding = state.voices.compactMap { index, voice -> VoicePolicy.Voice? in
+            guard !voice.stopping, (slots + index).pointee.phase.load(ordering: .acquiring) != VoicePhase.finished else { return nil }
+            return VoicePolicy.Voice(slot: index, id: voice.id.rawValue, isCritical: voice.critical)
         }
         var victim: (index: Int, voice: VoiceRecord)?
-        if sounding.count >= voiceCapacity {
-            // Oldest first (IDs grow); a critical newcomer may take a critical voice's place too.
-            let candidates = sounding.filter { !$0.value.critical || record.critical }
-            guard let oldest = candidates.min(by: { $0.value.id.rawValue < $1.value.id.rawValue }) else {
-                throw .tooManyVoices(voiceCapacity)
-            }
-            victim = (oldest.key, oldest.value)
+        switch VoicePolicy(capacity: voiceCapacity).decide(sounding: sounding, newcomerIsCritical: record.critical) {
+        case .admit: break
+        case .replace(let slot): victim = state.voices[slot].map { (slot, $0) }
+        case .refuse: throw .tooManyVoices(voiceCapacity)
         }
         for index in 0..<slotCount where state.voices[index] == nil {
             if (slots + index).pointee.phase.compareExchange(
