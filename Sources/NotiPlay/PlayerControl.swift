@@ -169,6 +169,7 @@ final class PlayerControl {
     private func open(_ key: EngineKey, for first: Prepared) {
         attempts += 1
         let attempt = attempts
+        progress[key] = nil  // a new stream: its stall watch starts afresh
         devices[key] = .opening(attempt: attempt, deadline: monotonicNanoseconds() + UInt64(Self.openTimeout) * 1_000_000_000, waiting: [first])
         let core = self.core, device = core.configuration.device
         JoinableThread.detached {
