@@ -9,11 +9,8 @@ import NotiPlayOutput
 /// through ``PlayerCore``, so a sound that ends before its `play` was even handled is reported
 /// after it, never lost; and it sleeps until there is work or a deadline.
 final class PlayerControl {
-    /// How long a device may take to open, and to take no sound while one plays, as the command allows.
-    static let openTimeout = 5
-    static let stallTimeout = 5
     /// How often a device that plays is looked at for progress (only while it plays).
-    static let progressLook: UInt64 = 1_000_000_000
+    static let progressLook = 1.0
 
     private let core: PlayerCore
     private var devices: [EngineKey: Device] = [:]
@@ -27,8 +24,8 @@ final class PlayerControl {
         case open(PlaybackEngine, idleSince: UInt64?)
     }
 
-    /// What each open device had written when last looked at, and when that last changed.
-    private var progress: [EngineKey: (frames: Int, since: UInt64)] = [:]
+    /// Each playing device's stall watch.
+    private var progress: [EngineKey: StallWatch] = [:]
 
     /// A sound looked up and opened, ready for a device.
     private struct Prepared {
@@ -170,7 +167,7 @@ final class PlayerControl {
         attempts += 1
         let attempt = attempts
         progress[key] = nil  // a new stream: its stall watch starts afresh
-        devices[key] = .opening(attempt: attempt, deadline: monotonicNanoseconds() + UInt64(Self.openTimeout) * 1_000_000_000, waiting: [first])
+        devices[key] = .opening(attempt: attempt, deadline: monotonicNanoseconds() + UInt64(DeviceDeadlines.open) * 1_000_000_000, waiting: [first])
         let core = self.core, device = core.configuration.device
         JoinableThread.detached {
             let result = Result { () throws(ALSAError) in
@@ -235,7 +232,7 @@ final class PlayerControl {
             switch device {
             case .opening(_, let deadline, _): deadline
             case .open(_, let idleSince?): idleSince + idleTimeout
-            case .open(_, nil): monotonicNanoseconds() + Self.progressLook  // playing: the stall watch
+            case .open(_, nil): monotonicNanoseconds() + UInt64(Self.progressLook * 1e9)  // playing: the stall watch
             }
         }.min()
     }
@@ -246,7 +243,7 @@ final class PlayerControl {
             switch device {
             case .opening(_, let deadline, let waiting) where now >= deadline:
                 devices[key] = nil
-                fail(waiting, .deviceTimeout(device: core.configuration.device, seconds: Self.openTimeout))
+                fail(waiting, .deviceTimeout(device: core.configuration.device, seconds: DeviceDeadlines.open))
             case .open(let engine, let idleSince?) where now >= idleSince + idleTimeout:
                 devices[key] = nil
                 progress[key] = nil
@@ -259,22 +256,19 @@ final class PlayerControl {
         }
     }
 
-    /// A device that takes no sound for `stallTimeout` while sounds play on it (a sound server
-    /// that hangs, a device another program holds) fails those sounds and is let go. Judged by
-    /// the frames it took, on the monotonic clock: a slow device is not a stall.
+    /// A device that takes no sound for `DeviceDeadlines.stall` while sounds play on it (a sound
+    /// server that hangs, a device another program holds) fails those sounds and is let go
+    /// (``StallWatch`` judges: a slow device is not a stall).
     private func watchProgress(of engine: PlaybackEngine, _ key: EngineKey, now: UInt64) {
-        let frames = engine.framesWritten
-        guard let last = progress[key], last.frames == frames else {
-            progress[key] = (frames, now)
-            return
-        }
-        guard now - last.since >= UInt64(Self.stallTimeout) * 1_000_000_000 else { return }
+        var watch = progress[key] ?? StallWatch(lookEvery: Self.progressLook)
+        let stalled = watch.isStalled(framesWritten: engine.framesWritten, now: now)
+        progress[key] = watch
+        guard stalled else { return }
         devices[key] = nil
         progress[key] = nil
-        let stalled = sounds.filter { $0.value.key == key }
-        for (id, sound) in stalled {
+        for (id, sound) in sounds where sound.key == key {
             sounds[id] = nil
-            core.finish(id, .failed(.deviceStalled(device: core.configuration.device, seconds: Self.stallTimeout)), warnings: sound.warnings)
+            core.finish(id, .failed(.deviceStalled(device: core.configuration.device, seconds: DeviceDeadlines.stall)), warnings: sound.warnings)
         }
         // Its render thread may be stuck in a write that never returns: close it where that
         // cannot hold up this thread.

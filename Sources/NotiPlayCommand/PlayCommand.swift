@@ -159,7 +159,7 @@ struct PlayCommand: ParsableCommand {
             drained.post()
         }
         let bufferSeconds = Double(engine.format.bufferFrames) / Double(engine.format.sampleRate)
-        if !drained.wait(seconds: bufferSeconds + Self.stallTimeout) {
+        if !drained.wait(seconds: bufferSeconds + Double(DeviceDeadlines.stall)) {
             if interrupted() { throw exitInterrupted() }
             Output.standardError("noti-play: audio device '\(device)': stopped taking sound (its last \((bufferSeconds * 1000).fixed(0)) ms never played)")
             throw ExitCode.failure
@@ -233,7 +233,7 @@ struct PlayCommand: ParsableCommand {
         }
         let openStarted = monotonicNanoseconds()
         while opening.withLock({ $0 == nil }) && !interrupted() {
-            let left = Self.openTimeout - Double(monotonicNanoseconds() - openStarted) / 1e9
+            let left = Double(DeviceDeadlines.open) - Double(monotonicNanoseconds() - openStarted) / 1e9
             if left <= 0 || !wake.wait(seconds: left) { break }
         }
         if interrupted() { throw exitInterrupted() }
@@ -244,22 +244,20 @@ struct PlayCommand: ParsableCommand {
             Output.standardError("noti-play: \(error.description) (see --list-devices; choose one with --device)")
             throw ExitCode.failure
         case nil:
-            Output.standardError("noti-play: audio device '\(device)': did not open within \(Int(Self.openTimeout)) s (it blocks: held by another program, or its server hangs)")
+            Output.standardError("noti-play: " + NotificationSoundError.deviceTimeout(device: device, seconds: DeviceDeadlines.open).description)
             throw ExitCode.failure
         }
     }
 
-    /// Waits for the sound to end. A device that takes no sound for `stallTimeout` ends the
-    /// wait with a line and status 1. "No sound taken" is judged by the engine's progress on
-    /// the monotonic clock, over many separate looks: a slow device, a busy machine, or the
-    /// process being stopped (SIGSTOP) and continued is not a stall.
+    /// Waits for the sound to end. A device that takes no sound for `DeviceDeadlines.stall`
+    /// ends the wait with a line and status 1 (``StallWatch`` judges, over many looks: a slow
+    /// device, a busy machine, or the process being stopped and continued is not a stall).
     private func waitWhilePlaying(
         _ engine: PlaybackEngine, wake: SignalWatcher.Event, until ended: () -> Bool,
         interrupted: () -> Bool, exitInterrupted: () -> ExitCode
     ) throws {
         let look = 0.25
-        var progress = engine.framesWritten
-        var looksWithoutProgress = 0
+        var watch = StallWatch(lookEvery: look)
         var signalledLooks = 0
         while !ended() {
             if wake.wait(seconds: look) { continue }
@@ -269,19 +267,12 @@ struct PlayCommand: ParsableCommand {
                 if Double(signalledLooks) * look >= 1 && !ended() { throw exitInterrupted() }
                 continue
             }
-            let now = engine.framesWritten
-            looksWithoutProgress = now == progress ? looksWithoutProgress + 1 : 0
-            progress = now
-            if Double(looksWithoutProgress) * look >= Self.stallTimeout {
-                Output.standardError("noti-play: audio device '\(device)': stopped taking sound (nothing played for \(Int(Self.stallTimeout)) s)")
+            if watch.isStalled(framesWritten: engine.framesWritten, now: monotonicNanoseconds()) {
+                Output.standardError("noti-play: " + NotificationSoundError.deviceStalled(device: device, seconds: DeviceDeadlines.stall).description)
                 throw ExitCode.failure
             }
         }
     }
-
-    /// How long a device may take to open, and to take no sound while it plays.
-    static let openTimeout = 5.0
-    static let stallTimeout = 5.0
 
     private func report(_ engine: PlaybackEngine, duration: Double?, launched: UInt64, finished: UInt64, signalled: UInt64) {
         let f = engine.format

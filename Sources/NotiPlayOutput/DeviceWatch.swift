@@ -1,0 +1,42 @@
+/// How long a device may take, the one place for the command and the player.
+public enum DeviceDeadlines {
+    /// Seconds a device may take to open (a FIFO nobody reads, a hung sound server block it).
+    public static let open = 5
+    /// Seconds a device may take no sound while a sound plays.
+    public static let stall = 5
+}
+
+/// Tells a device that stopped taking sound from a slow one, by the frames it took
+/// (`PlaybackEngine.framesWritten`), looked at now and then: stalled once that count has not
+/// moved over looks spanning `DeviceDeadlines.stall`. Looks, not the clock alone: a process that
+/// was stopped (SIGSTOP) and continued, or a loaded machine that looked late, counts one look
+/// for the gap, not a stall.
+package struct StallWatch: Sendable {
+    private let lookInterval: UInt64
+    private let looksNeeded: Int
+    private var frames: Int?
+    private var lastLook: UInt64 = 0
+    private var looksWithoutProgress = 0
+
+    /// - Parameter lookEvery: seconds between the looks that count.
+    package init(lookEvery: Double) {
+        lookInterval = UInt64(lookEvery * 1e9)
+        looksNeeded = max(1, Int((Double(DeviceDeadlines.stall) / lookEvery).rounded(.up)))
+    }
+
+    /// Takes a look at `framesWritten` at `now` (CLOCK_MONOTONIC nanoseconds); true once stalled.
+    /// Looks closer together than `lookEvery` do not count.
+    package mutating func isStalled(framesWritten: Int, now: UInt64) -> Bool {
+        if framesWritten != frames {
+            frames = framesWritten
+            lastLook = now
+            looksWithoutProgress = 0
+            return false
+        }
+        if now &- lastLook >= lookInterval {
+            lastLook = now
+            looksWithoutProgress += 1
+        }
+        return looksWithoutProgress >= looksNeeded
+    }
+}
