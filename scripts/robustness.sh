@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The robustness runs of issue 6, part of every test run (scripts/test.sh calls this last):
-#  1. the engine's load tests under ThreadSanitizer, then the load and device-fault tests under
-#     AddressSanitizer with LeakSanitizer (1,000 requests from 8 threads on ALSA's null device);
+#  1. the engine's load tests and the player's tests under ThreadSanitizer, then those and the
+#     device-fault tests under AddressSanitizer with LeakSanitizer (1,000 requests from 8
+#     threads on ALSA's null device; the player's callbacks, close, blocking and stalled devices);
 #  2. each fuzz target (libFuzzer + ASan) for FUZZ_SECONDS seconds (default 45) from the
 #     committed seeds; a crash fails the run and leaves its input in .build-fuzz/crashes/.
 # Each sanitizer builds in its own scratch folder (.build-tsan, .build-asan, .build-fuzz), so
@@ -10,11 +11,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-45}
-filter=PlaybackTests.LoadTests
+# The player's threads (control, callbacks, device openers) under both sanitizers too.
+filter="PlaybackTests.LoadTests|NotificationTests.PlayerTests"
 # The device-fault tests run under AddressSanitizer too (their child is then the ASan-built
 # noti-play). Not under ThreadSanitizer: it finds no race there, but their time bounds (SIGINT
 # ends a blocked device within 0.5 s) cannot hold at its slowdown.
-asan_filter="PlaybackTests.LoadTests|PlaybackTests.DeviceFaultTests"
+asan_filter="PlaybackTests.LoadTests|PlaybackTests.DeviceFaultTests|NotificationTests.PlayerTests"
 
 echo "== ThreadSanitizer: $filter" >&2
 swift build --build-tests --sanitize=thread --scratch-path .build-tsan
