@@ -18,9 +18,10 @@ final class CallbackQueue: @unchecked Sendable {  // Every field is guarded by `
     private var closed = false
     private var thread: pthread_t?
 
-    init() {
+    /// Starts the callback thread; nil when no thread could be started.
+    init?() {
         // The thread holds the queue until `close()`; it ends on its own, nobody joins it.
-        JoinableThread.detached { [self] in run() }
+        guard JoinableThread.detached({ [self] in run() }) else { return nil }
     }
 
     /// Queues `callback`; dropped when the queue is closed.

@@ -55,10 +55,18 @@ public final class NotificationSoundPlayer: Sendable {
         var configuration = configuration
         if !(configuration.idleTimeout.isFinite && configuration.idleTimeout >= 0) { configuration.idleTimeout = 5 }
         let (policy, warnings) = configuration.policy.map { ($0, [String]()) } ?? SoundPolicy.load()
-        configurationWarnings = warnings + SoundLocator(appFolders: configuration.appFolders, appID: configuration.appID).warnings
         core = PlayerCore(configuration: configuration, policy: policy)
-        PlayerControl.start(core)
+        isStarted = !core.isClosed && PlayerControl.start(core)
+        if !isStarted {
+            core.controlEnded()  // no control thread: no device to wait for
+            core.close()
+        }
+        configurationWarnings = warnings + SoundLocator(appFolders: configuration.appFolders, appID: configuration.appID).warnings
+            + (isStarted ? [] : ["no thread could be started for the player (the system's limit on threads was reached): nothing will play"])
     }
+
+    /// False when the player's threads could not be started: it is closed, and every `play` throws `.closed`.
+    public let isStarted: Bool
 
     deinit { close() }
 
@@ -119,10 +127,11 @@ public final class NotificationSoundPlayer: Sendable {
     /// Applies to the sounds requested from then on.
     public func setQuiet(_ quiet: Bool?) { core.quiet = quiet }
 
-    /// Stops every sound and returns without waiting for the devices, which close on the
-    /// player's thread. Completions not yet delivered are dropped; awaiting Tasks resume with
-    /// `.cancelled`; once it returns, no completion runs (it waits only for one running at that
-    /// moment, unless called from inside it). Later `play` calls throw `.closed`.
+    /// Stops every sound and closes the devices (on the player's thread; it waits for them at
+    /// most 100 ms, so a hung device is left to close in the background). Completions not yet
+    /// delivered are dropped; awaiting Tasks resume with `.cancelled`; once it returns, no
+    /// completion runs (it waits only for one running at that moment, unless called from inside
+    /// it). Later `play` calls throw `.closed`.
     public func close() { core.close() }
 
     // MARK: Internals

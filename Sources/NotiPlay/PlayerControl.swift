@@ -26,6 +26,9 @@ final class PlayerControl {
 
     /// Each playing device's stall watch.
     private var progress: [EngineKey: StallWatch] = [:]
+    /// Sounds that met a burst (every spare voice still fading): they start, in order, as soon as
+    /// a voice of their stream ends, which is within a fade's 10 ms.
+    private var parked: [EngineKey: [Prepared]] = [:]
 
     /// A sound looked up and opened, ready for a device.
     private struct Prepared {
@@ -44,8 +47,8 @@ final class PlayerControl {
 
     init(core: PlayerCore) { self.core = core }
 
-    /// Starts the control thread; it ends when the player closes.
-    static func start(_ core: PlayerCore) {
+    /// Starts the control thread; it ends when the player closes. False when no thread could be started.
+    static func start(_ core: PlayerCore) -> Bool {
         JoinableThread.detached {
             noti_name_this_thread("noti-play-ctl")
             let control = PlayerControl(core: core)
@@ -54,6 +57,7 @@ final class PlayerControl {
                 control.handleDeadlines(now: monotonicNanoseconds())
             }
             control.closeDevices()
+            core.controlEnded()
         }
     }
 
@@ -66,6 +70,7 @@ final class PlayerControl {
         case .voiceEnded(let id, let outcome):
             guard let sound = sounds.removeValue(forKey: id) else { return }
             core.finish(id, PlaybackResult(outcome), warnings: sound.warnings)
+            startParked(sound.key)
             markIdleIfUnused(sound.key)
         case .deviceOpened(let key, let attempt, let result):
             deviceOpened(key, attempt: attempt, result)
@@ -92,7 +97,8 @@ final class PlayerControl {
         sounds[id] = Sound(key: key, warnings: warnings)
         switch devices[key] {
         case .open(let engine, _)? where engine.deviceFailure == nil:
-            start(prepared, on: engine, key)
+            if parked[key] != nil { parked[key]!.append(prepared) }  // behind the burst, in order
+            else { start(prepared, on: engine, key) }
         case .opening(let attempt, let deadline, let waiting)?:
             devices[key] = .opening(attempt: attempt, deadline: deadline, waiting: waiting + [prepared])
         case .open(let failed, _)?:
@@ -153,10 +159,34 @@ final class PlayerControl {
             if prepared.isCritical {
                 for case let (other, .open(otherEngine, _)) in devices where other != key { otherEngine.preemptNonCritical() }
             }
+        } catch .everySlotFading {
+            parked[key, default: []].append(prepared)
         } catch {
             let warnings = sounds.removeValue(forKey: id)?.warnings ?? []
             core.finish(id, .failed(.playback(error)), warnings: warnings)
             markIdleIfUnused(key)
+        }
+    }
+
+    /// Starts the sounds parked for `key` (those not cancelled meanwhile), oldest first, while
+    /// the stream takes them.
+    private func startParked(_ key: EngineKey) {
+        guard let waiting = parked.removeValue(forKey: key) else { return }
+        guard case .open(let engine, _)? = devices[key] else {
+            // The stream is being opened again (its device failed): they wait for the new one.
+            if case .opening(let attempt, let deadline, let others)? = devices[key] {
+                devices[key] = .opening(attempt: attempt, deadline: deadline, waiting: waiting + others)
+            } else {
+                fail(waiting, .playback(.closed))
+            }
+            return
+        }
+        for (index, prepared) in waiting.enumerated() where sounds[prepared.id] != nil {
+            start(prepared, on: engine, key)
+            if parked[key] != nil {  // parked again: the ones after it wait too, in order
+                parked[key]! += waiting[(index + 1)...]
+                return
+            }
         }
     }
 
@@ -167,13 +197,18 @@ final class PlayerControl {
         attempts += 1
         let attempt = attempts
         progress[key] = nil  // a new stream: its stall watch starts afresh
-        devices[key] = .opening(attempt: attempt, deadline: monotonicNanoseconds() + UInt64(DeviceDeadlines.open) * 1_000_000_000, waiting: [first])
+        let waiting = (parked.removeValue(forKey: key) ?? []) + [first]  // a burst's parked sounds first
+        devices[key] = .opening(attempt: attempt, deadline: monotonicNanoseconds() + UInt64(DeviceDeadlines.open) * 1_000_000_000, waiting: waiting)
         let core = self.core, device = core.configuration.device
-        JoinableThread.detached {
+        let started = JoinableThread.detached {
             let result = Result { () throws(ALSAError) in
                 try PlaybackEngine(device: device, request: PCMRequest(sampleRate: key.rate, channelCount: key.channels))
             }
             if !core.post(.deviceOpened(key, attempt: attempt, result)), case .success(let engine) = result { engine.close() }
+        }
+        if !started {
+            devices[key] = nil
+            fail(waiting, .playback(.cannotStartThread))
         }
     }
 
@@ -266,13 +301,14 @@ final class PlayerControl {
         guard stalled else { return }
         devices[key] = nil
         progress[key] = nil
+        parked[key] = nil
         for (id, sound) in sounds where sound.key == key {
             sounds[id] = nil
             core.finish(id, .failed(.deviceStalled(device: core.configuration.device, seconds: DeviceDeadlines.stall)), warnings: sound.warnings)
         }
         // Its render thread may be stuck in a write that never returns: close it where that
         // cannot hold up this thread.
-        JoinableThread.detached { engine.close() }
+        if !JoinableThread.detached({ engine.close() }) { engine.close() }  // no thread to spare: here, then
     }
 
     /// The player closed: every device closes (their sounds' reports are no longer wanted).
@@ -280,6 +316,7 @@ final class PlayerControl {
         for case .open(let engine, _) in devices.values { engine.close() }
         devices = [:]
         sounds = [:]
+        parked = [:]
     }
 }
 

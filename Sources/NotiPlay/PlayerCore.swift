@@ -36,12 +36,15 @@ struct EngineKey: Hashable, Sendable {
 final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condition`.
     let configuration: NotificationSoundPlayer.Configuration
     let policy: SoundPolicy
-    let callbacks = CallbackQueue()
+    /// nil when its thread could not be started; the core is then closed from the start.
+    let callbacks: CallbackQueue?
     let cache: SoundCache
     private let condition = Condition()
     private var commands: [PlayerCommand] = []
     private var completions: [PlaybackID: Completion] = [:]
     private var closed = false
+    /// Set by the control thread once it has closed every device, on its way out.
+    private var devicesClosed = false
     private var quietOverride: Bool?
     private var nextID = 0
 
@@ -49,6 +52,8 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
         self.configuration = configuration
         self.policy = policy
         cache = SoundCache(limit: configuration.cacheLimit)
+        callbacks = CallbackQueue()
+        closed = callbacks == nil
     }
 
     /// A new id, and the request queued for the control thread. Returns nil once closed.
@@ -87,7 +92,7 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
         guard let completion = condition.withLock({ completions.removeValue(forKey: id) }) else { return }
         let report = PlaybackReport(id: id, result: result, warnings: warnings)
         switch completion {
-        case .callback(let callback): callbacks.enqueue { callback(report) }
+        case .callback(let callback): callbacks?.enqueue { callback(report) }
         case .continuation(let continuation): continuation.resume(returning: report)
         }
     }
@@ -109,8 +114,22 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
         }
     }
 
+    /// How long `close` waits for the devices to close: a well-behaved device closes in a period
+    /// or two (so a host that exits right after leaves nothing half-written), a hung one is left
+    /// to close in the background.
+    static let closeWait: UInt64 = 100_000_000
+
+    /// The control thread's last word: every device it had is closed.
+    func controlEnded() {
+        condition.withLock {
+            devicesClosed = true
+            condition.broadcast()
+        }
+    }
+
     /// Stops taking requests; awaiting Tasks resume `.cancelled`, queued callbacks are dropped,
-    /// and once it returns no callback runs. The control thread closes the devices on its way out.
+    /// and once it returns no callback runs. The control thread closes the devices on its way
+    /// out; this waits for that, at most `closeWait`.
     func close() {
         let waiting = condition.withLock { () -> [PlaybackID: Completion] in
             closed = true
@@ -124,6 +143,10 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
                 continuation.resume(returning: PlaybackReport(id: id, result: .cancelled))
             }
         }
-        callbacks.close()
+        callbacks?.close()
+        let deadline = monotonicNanoseconds() + Self.closeWait
+        condition.withLock {
+            while !devicesClosed && condition.wait(until: deadline) {}
+        }
     }
 }

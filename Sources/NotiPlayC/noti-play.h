@@ -25,11 +25,11 @@
  *   Callbacks come one at a time from one noti-play thread that does nothing else: a slow
  *   callback delays other callbacks, never the sound. Inside a callback every noti_play_*
  *   function may be called, noti_play_free of the same context included.
- * - noti_play_free stops every sound and returns without waiting for the device (in
- *   milliseconds); callbacks not yet delivered are dropped. After it returns no callback runs and
- *   user_data is the caller's again. Only a callback running at that moment is waited for (unless
- *   free is called from inside it), so a host must not hold, around noti_play_free, a lock its
- *   callback takes.
+ * - noti_play_free stops every sound and closes the devices, waiting for them at most 100 ms (a
+ *   device that hangs is left to close in the background); callbacks not yet delivered are
+ *   dropped. After it returns no callback runs and user_data is the caller's again. Only a
+ *   callback running at that moment is waited for (unless free is called from inside it), so a
+ *   host must not hold, around noti_play_free, a lock its callback takes.
  *
  * The library leaves process-wide state alone: ALSA's error handler (snd_lib_error_set_handler)
  * stays the one the program set. With none set, ALSA's diagnostics from noti-play's calls are not
@@ -99,12 +99,12 @@ typedef void (*noti_play_callback)(uint64_t id, noti_play_result result, const c
  * embedding app's own sound folders, searched first for sound names (may be NULL when
  * `app_folder_count` is 0). The user's configuration (~/.config/noti-play/noti-play.conf)
  * supplies the notification volume, quiet hours, theme and default sounds.
- * Returns NULL only when out of memory.
+ * Returns NULL only when out of memory or when the system gives it no thread.
  */
 noti_play *noti_play_new(const char *device, const char *const *app_folders, size_t app_folder_count);
 /*
- * Stops every sound (the device closes in the background) and frees the context; returns in
- * milliseconds. Callbacks not yet delivered are dropped; after it returns, none runs.
+ * Stops every sound, closes the devices (waiting at most 100 ms for them) and frees the context.
+ * Callbacks not yet delivered are dropped; after it returns, none runs.
  */
 void noti_play_free(noti_play *context);
 

@@ -40,8 +40,12 @@ public enum PlaybackError: Error, Sendable, Equatable, CustomStringConvertible {
     case volumeOutOfRange(Float)
     /// Every voice is taken by a sound that outranks this one (see `PlaybackEngine`'s voice policy).
     case tooManyVoices(Int)
+    /// Every spare slot still holds a fade (a burst): a voice frees within a fade's length.
+    case everySlotFading
     /// `close()` or `finish()` ran: the engine plays nothing more.
     case closed
+    /// The system would give no thread to render or decode (its thread limit, or no memory).
+    case cannotStartThread
 
     public var description: String {
         switch self {
@@ -51,7 +55,9 @@ public enum PlaybackError: Error, Sendable, Equatable, CustomStringConvertible {
             "the sound's rate \(sound) Hz differs from the stream's \(device) Hz, and noti-play does not resample yet"
         case .volumeOutOfRange(let volume): "volume \(volume) is outside 0.0 to 1.0"
         case .tooManyVoices(let count): "all \(count) voices are playing sounds that outrank this one"
+        case .everySlotFading: "every voice is fading out to make room; try again in a moment"
         case .closed: "the playback engine is closed"
+        case .cannotStartThread: "no thread could be started to play the sound (the system's limit on threads was reached)"
         }
     }
 }
@@ -236,13 +242,19 @@ public final class PlaybackEngine: @unchecked Sendable {
             }
             record.decoder = ended ? nil : decoder
             record.preparing = false
+            do throws(PlaybackError) {
+                try startThreads(&state)
+            } catch {
+                state.voices[index] = nil
+                slot.pointee.phase.store(VoicePhase.free, ordering: .releasing)
+                throw error
+            }
             if critical {
                 for (other, voice) in state.voices where other != index && !voice.critical {
                     stopVoice(voice, at: other, .preempted)
                 }
             }
             slot.pointee.phase.store(VoicePhase.playing, ordering: .releasing)
-            startThreads(&state)
         }
         RawSemaphore.post(wake)
         RawSemaphore.post(voiceStarted)
@@ -374,7 +386,7 @@ public final class PlaybackEngine: @unchecked Sendable {
             }
         }
         // Every spare slot holds a fade still under way: refuse rather than cut one short.
-        throw .tooManyVoices(voiceCapacity)
+        throw .everySlotFading
     }
 
     /// Asks a voice to fade out and end `.stopped(reason)`; the first reason given is the one
@@ -408,7 +420,7 @@ public final class PlaybackEngine: @unchecked Sendable {
         return added
     }
 
-    private func startThreads(_ state: inout EngineState) {
+    private func startThreads(_ state: inout EngineState) throws(PlaybackError) {
         guard !state.closed else { return }
         if state.renderThread == nil {
             let context = self.context
@@ -420,12 +432,14 @@ public final class PlaybackEngine: @unchecked Sendable {
             nonisolated(unsafe) let unsafeWake = wake
             nonisolated(unsafe) let unsafeStarted = voiceStarted
             nonisolated(unsafe) let unsafePCM = pcm
-            state.renderThread = JoinableThread {
+            guard let thread = JoinableThread({
                 RenderThread.run(unsafeContext, pcm: unsafePCM, wake: unsafeWake, voiceStarted: unsafeStarted)
-            }
+            }) else { throw .cannotStartThread }
+            state.renderThread = thread
         }
         if state.workerThread == nil {
-            state.workerThread = JoinableThread { [unowned self] in self.decodeLoop() }
+            guard let thread = JoinableThread({ [unowned self] in self.decodeLoop() }) else { throw .cannotStartThread }
+            state.workerThread = thread
         }
     }
 

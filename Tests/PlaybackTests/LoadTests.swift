@@ -190,7 +190,7 @@ final class Locked<Value>: @unchecked Sendable {
                         case 3: try engine.setVolume(id, 0.25)
                         default: break
                         }
-                    } catch PlaybackError.tooManyVoices {
+                    } catch PlaybackError.tooManyVoices, PlaybackError.everySlotFading {
                         refusals.add(1, ordering: .relaxed)
                     } catch {
                         otherErrors.withLock { $0.append("\(error)") }
