@@ -35,6 +35,7 @@ public func noti_play_new(
     let configuration = NotificationSoundPlayer.Configuration(
         appFolders: appFolders, device: device.map { String(cString: $0) } ?? "default")
     let player = NotificationSoundPlayer(configuration: configuration)
+    guard player.isStarted else { return nil }  // no thread to be had: as out of memory
     return OpaquePointer(Unmanaged.passRetained(player).toOpaque())
 }
 

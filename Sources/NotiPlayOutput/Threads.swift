@@ -13,36 +13,34 @@ package func monotonicNanoseconds() -> UInt64 {
 /// (POSIX threads rather than Dispatch or Foundation: the command stays free of both, and the
 /// render thread's scheduling policy is set on a thread it owns.)
 package final class JoinableThread {
-    private var thread = pthread_t()
+    private let thread: pthread_t
     private var joined = false
-    private let joinLock: UnsafeMutablePointer<pthread_mutex_t> = {
-        let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        pthread_mutex_init(lock, nil)
-        return lock
-    }()
+    private let joinLock = Condition()
 
-    package init(_ body: @escaping @Sendable () -> Void) {
-        thread = Self.start(body)
-    }
-
-    deinit {
-        pthread_mutex_destroy(joinLock)
-        joinLock.deallocate()
+    /// Starts `body` on a new thread; nil when the system has no thread to give (EAGAIN under
+    /// RLIMIT_NPROC, or out of memory), which a library must report, not crash its host on.
+    package init?(_ body: @escaping @Sendable () -> Void) {
+        guard let thread = Self.start(body) else { return nil }
+        self.thread = thread
     }
 
     /// Waits for the thread to end. Safe to call again, and from two threads at once: `finish()`
     /// joins the render thread and then `close()` does too, and joining a joined thread is
     /// undefined (AddressSanitizer aborts on it).
     package func join() {
-        pthread_mutex_lock(joinLock)
-        defer { pthread_mutex_unlock(joinLock) }
-        if !joined { pthread_join(thread, nil) }
-        joined = true
+        joinLock.withLock {
+            // Fails only for a thread that is not joinable or joins itself: never here.
+            if !joined { precondition(pthread_join(thread, nil) == 0, "pthread_join failed") }
+            joined = true
+        }
     }
 
-    /// Runs `body` on a new thread that nobody joins.
-    package static func detached(_ body: @escaping @Sendable () -> Void) {
-        pthread_detach(start(body))
+    /// Runs `body` on a new thread that nobody joins. False when no thread could be started.
+    @discardableResult
+    package static func detached(_ body: @escaping @Sendable () -> Void) -> Bool {
+        guard let thread = start(body) else { return false }
+        pthread_detach(thread)  // fails only for a thread that is not joinable: this new one is
+        return true
     }
 
     private final class Box {
@@ -50,14 +48,17 @@ package final class JoinableThread {
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }
 
-    private static func start(_ body: @escaping @Sendable () -> Void) -> pthread_t {
+    private static func start(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
         var thread = pthread_t()
-        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        let box = Unmanaged.passRetained(Box(body))
         let result = pthread_create(&thread, nil, { argument in
             Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue().body()
             return nil
-        }, box)
-        precondition(result == 0, "pthread_create failed: \(result)")
+        }, box.toOpaque())
+        guard result == 0 else {
+            box.release()
+            return nil
+        }
         return thread
     }
 }

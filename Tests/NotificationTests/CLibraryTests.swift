@@ -99,6 +99,22 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: capture)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) } == expected)
     }
 
+    /// A host whose process may start no more threads (RLIMIT_NPROC, which binds users other
+    /// than root) gets NULL from noti_play_new, not a crash: the daemon says so and exits 1.
+    @Test func noThreadToBeHadIsAnErrorNotACrash() throws {
+        let daemon = try buildDaemon()
+        try TestTools.runChecked("chmod", ["-R", "a+rX", folder.path])
+        let run = { (limit: [String]) in
+            try TestTools.run("/bin/sh", ["-c", "echo version | \"$@\"", "sh"] + limit
+                + ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "env", "XDG_CONFIG_HOME=/nonexistent", daemon])
+        }
+        let limited = try run(["prlimit", "--nproc=1"])
+        #expect(limited.status == 1, "\(limited.stdoutText) \(limited.stderr)")
+        #expect(limited.stderr == "noti-play-daemon: the player could not start (no memory, or no thread to be had)\n")
+        let unlimited = try run([])
+        #expect(unlimited.status == 0 && unlimited.stdoutText == "version 0.2.0 0.2.0\n", "\(unlimited.stderr)")
+    }
+
     /// CAPI.swift reads noti_play_request at fixed offsets: they must be the C compiler's.
     @Test func theRequestLayoutIsTheCompilers() throws {
         let source = folder.file("layout.c")

@@ -72,6 +72,10 @@ static unsigned flags_from(const char *word) {
 int main(void) {
     const char *folders[] = { getenv("NOTI_PLAY_SOUNDS") };
     noti_play *player = noti_play_new(getenv("NOTI_PLAY_DEVICE"), folders, folders[0] ? 1 : 0);
+    if (!player) {
+        fprintf(stderr, "noti-play-daemon: the player could not start (no memory, or no thread to be had)\n");
+        return 1;
+    }
     char line[4096];
     while (fgets(line, sizeof line, stdin)) {
         char copy[sizeof line];  /* the words after the verb, for notify's hints, before strtok cuts them */
