@@ -19,6 +19,7 @@ packages=(
     stress-ng            # keeps every core busy while a long sound plays, beside aplay
     alsa-utils           # aplay: the peer noti-play's real-time figures are compared with
     strace               # shows that convert syncs the file before the rename and the folder after
+    valgrind             # runs the C scenario programs (Tests/CScenarios): memory errors in callbacks and free
 )
 # Also used, from util-linux (Essential in Debian, always installed): prlimit bounds the memory
 # of `noti-play info` on malformed files, setpriv runs it as nobody on an unreadable file, unshare
