@@ -242,9 +242,21 @@ public final class PlaybackEngine: @unchecked Sendable {
             }
             record.decoder = ended ? nil : decoder
             record.preparing = false
+            // The worker before the voice is published (it decodes only published voices), the
+            // render thread after: one that started first would find no voice and, draining
+            // when idle (a command's single sound), end at once.
             do throws(PlaybackError) {
-                try startThreads(&state)
+                try startWorkerThread(&state)
             } catch {
+                state.voices[index] = nil
+                slot.pointee.phase.store(VoicePhase.free, ordering: .releasing)
+                throw error
+            }
+            slot.pointee.phase.store(VoicePhase.playing, ordering: .releasing)
+            do throws(PlaybackError) {
+                try startRenderThread(&state)
+            } catch {
+                // No render thread ran, so nothing has read the voice: take it back.
                 state.voices[index] = nil
                 slot.pointee.phase.store(VoicePhase.free, ordering: .releasing)
                 throw error
@@ -254,7 +266,6 @@ public final class PlaybackEngine: @unchecked Sendable {
                     stopVoice(voice, at: other, .preempted)
                 }
             }
-            slot.pointee.phase.store(VoicePhase.playing, ordering: .releasing)
         }
         RawSemaphore.post(wake)
         RawSemaphore.post(voiceStarted)
@@ -420,7 +431,7 @@ public final class PlaybackEngine: @unchecked Sendable {
         return added
     }
 
-    private func startThreads(_ state: inout EngineState) throws(PlaybackError) {
+    private func startRenderThread(_ state: inout EngineState) throws(PlaybackError) {
         guard !state.closed else { return }
         if state.renderThread == nil {
             let context = self.context
@@ -437,6 +448,10 @@ public final class PlaybackEngine: @unchecked Sendable {
             }) else { throw .cannotStartThread }
             state.renderThread = thread
         }
+    }
+
+    private func startWorkerThread(_ state: inout EngineState) throws(PlaybackError) {
+        guard !state.closed else { return }
         if state.workerThread == nil {
             guard let thread = JoinableThread({ [unowned self] in self.decodeLoop() }) else { throw .cannotStartThread }
             state.workerThread = thread

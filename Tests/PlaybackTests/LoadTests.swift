@@ -142,6 +142,22 @@ final class Locked<Value>: @unchecked Sendable {
         }
     }
 
+    /// The command's shape, many times: an engine that drains when idle, one sound, finish. The
+    /// sound always plays to its end: the render thread starts only once the voice is there (one
+    /// that started first found no voice and, draining when idle, ended before the sound began).
+    @Test func aDrainingEnginesOneSoundAlwaysPlays() throws {
+        var outcomes: [VoiceOutcome?] = []
+        for _ in 0..<200 {
+            let engine = try PlaybackEngine(
+                device: "null", request: PCMRequest(sampleRate: 44100, channelCount: 2), voiceCapacity: 1, drainWhenIdle: true)
+            let outcome = Locked<VoiceOutcome?>(nil)
+            try engine.play(try SoundDecoder(bytes: Self.short)) { result in outcome.withLock { $0 = result } }
+            engine.finish()
+            outcomes.append(outcome.withLock { $0 })
+        }
+        #expect(outcomes.allSatisfy { $0 == .finished }, "\(outcomes.filter { $0 != .finished }.count) of 200 did not finish")
+    }
+
     @Test func playAfterCloseThrowsAndCallsNothing() throws {
         let engine = try Self.engine(voices: 2)
         engine.close()
