@@ -34,7 +34,10 @@ let package = Package(
         // daemons embed. libsndfile decodes theme sounds the pure-Swift decoder does not (Vorbis).
         // dladdr, for the bundled sounds beside the binary noti-play is linked into.
         .target(name: "CSystemSupport", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "NotiPlay", dependencies: ["NotiPlayDecoder", "NotiPlayOutput", "CSndFile", "CSystemSupport"]),
+        // libsndfile, loaded on first use (theme sounds, foreign formats): not linked, so neither
+        // it nor its seven codec libraries are loaded with noti-play. Its header only.
+        .target(name: "CSndFileLoader", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "NotiPlay", dependencies: ["NotiPlayDecoder", "NotiPlayOutput", "CSndFileLoader", "CSystemSupport"]),
         // The shipped libnoti-play.so.0 (scripts/install.sh): its SONAME, only the header's
         // noti_play_* exported (noti-play.map), and in release builds the Swift runtime linked in,
         // so that hosts run without a Swift toolchain. Debug builds keep the runtime dynamic (from

@@ -1,4 +1,4 @@
-import CSndFile
+import CSndFileLoader
 import NotiPlayDecoder
 import NotiPlayOutput
 #if canImport(Glibc)
@@ -82,6 +82,9 @@ final class LibSndFileSource: FrameSource {
                 ? "\(declined.message) (a notification sound is WAV, AIFF/AIFC or CAF)" : declined.message
             throw .unreadable(sound.path, why)
         }
+        if let missing = noti_sndfile_load() {
+            throw .unreadable(sound.path, "\(declined.message), and \(String(cString: missing))")
+        }
         // libsndfile reads through the descriptor's offset, which a duplicate shares: start it at 0.
         let descriptor = dup(sound.file.descriptor)
         guard descriptor >= 0, lseek(descriptor, 0, SEEK_SET) == 0 else {
@@ -89,17 +92,17 @@ final class LibSndFileSource: FrameSource {
             throw .unreadable(sound.path, "\(declined.message), and it cannot be handed to libsndfile")
         }
         var info = SF_INFO()
-        guard let file = sf_open_fd(descriptor, Int32(SFM_READ), &info, 1) else {
+        guard let file = noti_sf_open_fd(descriptor, Int32(SFM_READ), &info, 1) else {
             throw .unreadable(sound.path, "\(declined.message), nor a format libsndfile reads")
         }
         let container = info.format & Int32(SF_FORMAT_TYPEMASK)
         if sound.formats == .themeSound && container != Int32(SF_FORMAT_OGG) && container != Int32(SF_FORMAT_FLAC) {
-            sf_close(file)
+            noti_sf_close(file)
             throw .unreadable(sound.path, "\(declined.message); a theme sound is WAV, Ogg or FLAC")
         }
         guard info.channels >= 1, info.channels <= Int32(StreamDescription.maximumChannelCount),
               info.samplerate >= 1, info.samplerate <= 1_536_000, info.frames >= 0 else {
-            sf_close(file)
+            noti_sf_close(file)
             throw .unreadable(sound.path, "\(info.channels) channel(s) at \(info.samplerate) Hz cannot be played")
         }
         self.file = file
@@ -110,16 +113,16 @@ final class LibSndFileSource: FrameSource {
         self.loops = loops
     }
 
-    deinit { sf_close(file) }
+    deinit { noti_sf_close(file) }
 
     var duration: Double? { Double(frameCount) / sampleRate }
 
     func read(into buffer: UnsafeMutableBufferPointer<Float>) throws -> Int {
         let capacity = sf_count_t(buffer.count / channelCount)
-        var frames = Int(sf_readf_float(file, buffer.baseAddress, capacity))
+        var frames = Int(noti_sf_readf_float(file, buffer.baseAddress, capacity))
         if frames == 0 && loops && frameCount > 0 {
-            sf_seek(file, 0, SEEK_SET)
-            frames = Int(sf_readf_float(file, buffer.baseAddress, capacity))
+            noti_sf_seek(file, 0, SEEK_SET)
+            frames = Int(noti_sf_readf_float(file, buffer.baseAddress, capacity))
         }
         // Float files can hold NaN and infinities: they play as silence, never reach the mixer.
         for index in 0..<frames * channelCount where !buffer[index].isFinite { buffer[index] = 0 }
@@ -155,7 +158,7 @@ extension LibSndFileSource {
     fileprivate func formatName(mask: Int32) -> String {
         var info = SF_FORMAT_INFO()
         info.format = format & mask
-        guard sf_command(nil, Int32(SFC_GET_FORMAT_INFO), &info, Int32(MemoryLayout<SF_FORMAT_INFO>.size)) == 0, let name = info.name else {
+        guard noti_sf_command(nil, Int32(SFC_GET_FORMAT_INFO), &info, Int32(MemoryLayout<SF_FORMAT_INFO>.size)) == 0, let name = info.name else {
             return "libsndfile format 0x\(String(info.format, radix: 16))"
         }
         return String(cString: name)
