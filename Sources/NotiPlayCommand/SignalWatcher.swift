@@ -80,50 +80,26 @@ final class SignalWatcher: @unchecked Sendable {
 
     /// Something to wait for from another thread, with timeouts on CLOCK_MONOTONIC: a clock
     /// step (NTP, the user setting the date) must not end or stretch a wait.
-    final class Event: @unchecked Sendable {  // the counter is only touched under the mutex
-        private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    final class Event: @unchecked Sendable {  // `posted` is only touched under `condition`
+        private let condition = Condition()
         private var posted = 0
 
-        init() {
-            var attributes = pthread_condattr_t()
-            guard pthread_mutex_init(mutex, nil) == 0, pthread_condattr_init(&attributes) == 0,
-                  pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC) == 0,
-                  pthread_cond_init(condition, &attributes) == 0 else {
-                fatalError("noti-play: cannot create a condition variable")  // only when out of resources at start
-            }
-            pthread_condattr_destroy(&attributes)
-        }
-
-        deinit {
-            pthread_cond_destroy(condition)
-            pthread_mutex_destroy(mutex)
-            condition.deallocate()
-            mutex.deallocate()
-        }
-
         func post() {
-            pthread_mutex_lock(mutex)
-            posted += 1
-            pthread_cond_signal(condition)
-            pthread_mutex_unlock(mutex)
+            condition.withLock {
+                posted += 1
+                condition.broadcast()
+            }
         }
 
         /// Waits until posted (true, consuming the post) or `seconds` pass (false).
         func wait(seconds: Double) -> Bool {
-            var deadline = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &deadline)
-            let nanoseconds = Int(deadline.tv_nsec) + Int(max(0, min(seconds, 1e6)) * 1e9)
-            deadline.tv_sec += nanoseconds / 1_000_000_000
-            deadline.tv_nsec = nanoseconds % 1_000_000_000
-            pthread_mutex_lock(mutex)
-            defer { pthread_mutex_unlock(mutex) }
-            while posted == 0 {
-                if pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT { break }
+            let deadline = monotonicNanoseconds() + UInt64(max(0, min(seconds, 1e6)) * 1e9)
+            return condition.withLock {
+                while posted == 0 && condition.wait(until: deadline) {}
+                guard posted > 0 else { return false }
+                posted -= 1
+                return true
             }
-            guard posted > 0 else { return false }
-            posted -= 1
-            return true
         }
     }
 }

@@ -245,22 +245,15 @@ public final class PlaybackEngine: @unchecked Sendable {
             // The worker before the voice is published (it decodes only published voices), the
             // render thread after: one that started first would find no voice and, draining
             // when idle (a command's single sound), end at once.
-            do throws(PlaybackError) {
-                try startWorkerThread(&state)
-            } catch {
+            // Without a thread this voice never existed (and with no render thread, nothing read it).
+            func withdraw(_ error: PlaybackError) -> PlaybackError {
                 state.voices[index] = nil
                 slot.pointee.phase.store(VoicePhase.free, ordering: .releasing)
-                throw error
+                return error
             }
+            do throws(PlaybackError) { try startWorkerThread(&state) } catch { throw withdraw(error) }
             slot.pointee.phase.store(VoicePhase.playing, ordering: .releasing)
-            do throws(PlaybackError) {
-                try startRenderThread(&state)
-            } catch {
-                // No render thread ran, so nothing has read the voice: take it back.
-                state.voices[index] = nil
-                slot.pointee.phase.store(VoicePhase.free, ordering: .releasing)
-                throw error
-            }
+            do throws(PlaybackError) { try startRenderThread(&state) } catch { throw withdraw(error) }
             if critical {
                 for (other, voice) in state.voices where other != index && !voice.critical {
                     stopVoice(voice, at: other, .preempted)
