@@ -43,6 +43,8 @@ final class PlayerControl {
         let key: EngineKey
         var voice: VoiceID?
         let warnings: [String]
+        /// Paused before it had a voice (waiting for its device, or parked): it starts paused.
+        var paused = false
     }
 
     init(core: PlayerCore) { self.core = core }
@@ -67,6 +69,7 @@ final class PlayerControl {
         case .cancel(let id): cancel(id)
         case .pause(let id, let paused):
             if let (engine, voice) = playing(id) { engine.setPaused(voice, paused) }
+            else { sounds[id]?.paused = paused }
         case .voiceEnded(let id, let outcome):
             guard let sound = sounds.removeValue(forKey: id) else { return }
             core.finish(id, PlaybackResult(outcome), warnings: sound.warnings)
@@ -154,6 +157,7 @@ final class PlayerControl {
                 core.post(.voiceEnded(id, outcome))  // on the engine's worker: queued, nothing more
             }
             sounds[id]?.voice = voice
+            if sounds[id]?.paused == true { engine.setPaused(voice, true) }
             if case .open(_, idleSince: _?)? = devices[key] { progress[key] = nil }  // waking from idle: a new look
             devices[key] = .open(engine, idleSince: nil)
             if prepared.isCritical {

@@ -214,6 +214,22 @@ import Testing
         #expect(Date().timeIntervalSince(closing) < 1)
     }
 
+    /// A pause that comes while the sound still waits for its device holds once it starts: the
+    /// sound does not end until resumed. (On `null`: a paused voice writes silence, which a
+    /// device without a clock takes as fast as it comes.)
+    @Test func aSoundPausedBeforeItsDeviceOpenedStartsPaused() throws {
+        _ = try tone("early.caf", seconds: 0.1)
+        let player = NotificationSoundPlayer(configuration: .init(appFolders: [folder.path], device: "null", policy: SoundPolicy()))
+        let reports = Reports()
+        let id = try player.play(.named("early.caf")) { reports.add($0) }
+        player.pause(id)
+        usleep(500_000)
+        #expect(reports.values.withLock { $0.isEmpty }, "it played while paused")
+        player.resume(id)
+        #expect(reports.results(1) == [.finished])
+        player.close()
+    }
+
     /// After close nothing is answered any more, and nothing opens a device again.
     @Test func closeDropsPendingCompletionsAndPlayAfterCloseThrows() async throws {
         _ = try tone("closing.caf", seconds: 0.3)
