@@ -17,6 +17,9 @@ public final class RecordingDecoderSource: FrameSource {
     private let loops: Bool
     private let recordingLimit: Int
     private var recorded: [Float] = []
+    /// The whole sound's samples, reserved at the first read: a sound waiting for its device
+    /// holds its file, not a buffer for all of it.
+    private var recordingSize = 0
     private var onComplete: ((DecodedSound) -> Void)?
 
     public init(_ decoder: SoundDecoder, loops: Bool = false, recordingLimit: Int = .max,
@@ -28,7 +31,7 @@ public final class RecordingDecoderSource: FrameSource {
         // A sound that cannot fit is never recorded; one that can gets its room at once.
         if onComplete != nil && !samples.overflow && samples.partialValue <= recordingLimit {
             self.onComplete = onComplete
-            recorded.reserveCapacity(samples.partialValue)
+            recordingSize = samples.partialValue
         }
     }
 
@@ -39,6 +42,7 @@ public final class RecordingDecoderSource: FrameSource {
     public var isRecording: Bool { onComplete != nil }
 
     public func read(into buffer: UnsafeMutableBufferPointer<Float>) throws -> Int {
+        if onComplete != nil && recorded.capacity < recordingSize { recorded.reserveCapacity(recordingSize) }
         var frames = try decoder.read(into: buffer)
         if frames == 0 {
             if let onComplete {

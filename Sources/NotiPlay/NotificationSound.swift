@@ -81,6 +81,10 @@ public struct SoundPath: Sendable, Hashable, CustomStringConvertible {
     public var bytes: [UInt8]
     public init(_ path: String) { bytes = Array(path.utf8) }
     public init(bytes: [UInt8]) { self.bytes = bytes }
-    /// The path for messages, control characters and bytes that are not UTF-8 escaped.
-    public var description: String { PrintableText.path(bytes) }
+    /// The path for messages, control characters and bytes that are not UTF-8 escaped; one longer
+    /// than any the system opens (PATH_MAX, 4096 bytes) is cut there, so a message stays a line
+    /// a person can read.
+    public var description: String {
+        bytes.count <= 4096 ? PrintableText.path(bytes) : PrintableText.path(Array(bytes.prefix(4096))) + "…"
+    }
 }

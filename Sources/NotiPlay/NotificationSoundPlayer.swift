@@ -98,7 +98,7 @@ public final class NotificationSoundPlayer: Sendable {
     public func play(
         _ request: NotificationRequest, completion: @escaping @Sendable (PlaybackReport) -> Void = { _ in }
     ) throws(NotificationSoundError) -> PlaybackID {
-        try Self.validate(request.sound, gain: request.volume)
+        try Self.validate(request.sound, gain: request.volume, names: false)
         return try submit(.notification(request), .callback(completion))
     }
 
@@ -112,7 +112,7 @@ public final class NotificationSoundPlayer: Sendable {
     /// Plays what a notification asks for and returns its report when it has ended; cancelling
     /// the awaiting Task cancels the sound.
     public func play(_ request: NotificationRequest) async throws(NotificationSoundError) -> PlaybackReport {
-        try Self.validate(request.sound, gain: request.volume)
+        try Self.validate(request.sound, gain: request.volume, names: false)
         return try await awaitReport(.notification(request))
     }
 
@@ -136,12 +136,18 @@ public final class NotificationSoundPlayer: Sendable {
 
     // MARK: Internals
 
-    private static func validate(_ sound: NotificationSound, gain: Float) throws(NotificationSoundError) {
+    /// What can be refused without I/O. `names`: a sound or theme name the caller gave must be a
+    /// file name (a notification's hints are not refused: a bad sound-name plays the default).
+    private static func validate(_ sound: NotificationSound, gain: Float, names: Bool = true) throws(NotificationSoundError) {
         guard gain.isFinite, (0...1).contains(gain) else { throw .invalidVolume(gain) }
         if sound.isCritical, !(sound.criticalVolume.isFinite && (0...1).contains(sound.criticalVolume)) {
             throw .invalidVolume(sound.criticalVolume)
         }
-        if case .named(let name) = sound.source { try SoundName.validate(name) }
+        guard names else { return }
+        switch sound.source {
+        case .named(let name), .themeName(let name): try SoundName.validate(name)
+        default: break
+        }
     }
 
     private func submit(_ request: PlayRequest, _ completion: Completion) throws(NotificationSoundError) -> PlaybackID {

@@ -11,6 +11,10 @@ import NotiPlayOutput
 final class PlayerControl {
     /// How often a device that plays is looked at for progress (only while it plays).
     static let progressLook = 1.0
+    /// Sounds that may wait for a stream (its device opening, or a burst), each holding its open
+    /// file: as many as a stream has voice slots. Past that the voice policy's rule applies
+    /// before they play: critical sounds first, then the newest; the oldest gives way (`replaced`).
+    static let waitingLimit = 32
 
     private let core: PlayerCore
     private var devices: [EngineKey: Device] = [:]
@@ -29,6 +33,10 @@ final class PlayerControl {
     /// Sounds that met a burst (every spare voice still fading): they start, in order, as soon as
     /// a voice of their stream ends, which is within a fade's 10 ms.
     private var parked: [EngineKey: [Prepared]] = [:]
+    /// Threads still stuck in the device (an open past its deadline, the close of a stalled
+    /// stream). While one is, no new stream is tried: requests fail at once instead of leaving
+    /// a thread behind each (a hung sound server and a notification every few seconds).
+    private var stuckThreads = 0
 
     /// A sound looked up and opened, ready for a device.
     private struct Prepared {
@@ -77,6 +85,8 @@ final class PlayerControl {
             markIdleIfUnused(sound.key)
         case .deviceOpened(let key, let attempt, let result):
             deviceOpened(key, attempt: attempt, result)
+        case .deviceReleased:
+            stuckThreads -= 1
         }
     }
 
@@ -100,10 +110,10 @@ final class PlayerControl {
         sounds[id] = Sound(key: key, warnings: warnings)
         switch devices[key] {
         case .open(let engine, _)? where engine.deviceFailure == nil:
-            if parked[key] != nil { parked[key]!.append(prepared) }  // behind the burst, in order
+            if parked[key] != nil { parked[key] = capped(parked[key]! + [prepared]) }  // behind the burst, in order
             else { start(prepared, on: engine, key) }
         case .opening(let attempt, let deadline, let waiting)?:
-            devices[key] = .opening(attempt: attempt, deadline: deadline, waiting: waiting + [prepared])
+            devices[key] = .opening(attempt: attempt, deadline: deadline, waiting: capped(waiting + [prepared]))
         case .open(let failed, _)?:
             // The device stopped (a sound server restarted): a new stream, not the dead one.
             failed.close()
@@ -164,7 +174,7 @@ final class PlayerControl {
                 for case let (other, .open(otherEngine, _)) in devices where other != key { otherEngine.preemptNonCritical() }
             }
         } catch .everySlotFading {
-            parked[key, default: []].append(prepared)
+            parked[key] = capped(parked[key, default: []] + [prepared])
         } catch {
             let warnings = sounds.removeValue(forKey: id)?.warnings ?? []
             core.finish(id, .failed(.playback(error)), warnings: warnings)
@@ -179,7 +189,7 @@ final class PlayerControl {
         guard case .open(let engine, _)? = devices[key] else {
             // The stream is being opened again (its device failed): they wait for the new one.
             if case .opening(let attempt, let deadline, let others)? = devices[key] {
-                devices[key] = .opening(attempt: attempt, deadline: deadline, waiting: waiting + others)
+                devices[key] = .opening(attempt: attempt, deadline: deadline, waiting: capped(waiting + others))
             } else {
                 fail(waiting, .playback(.closed))
             }
@@ -198,10 +208,14 @@ final class PlayerControl {
     /// nobody reads, a hung sound server) holds that thread, not this one; `handleDeadlines`
     /// gives up on it after `openTimeout`, and the thread closes what it opened too late.
     private func open(_ key: EngineKey, for first: Prepared) {
+        guard stuckThreads == 0 else {
+            fail(capped((parked.removeValue(forKey: key) ?? []) + [first]), .deviceUnresponsive(device: core.configuration.device))
+            return
+        }
         attempts += 1
         let attempt = attempts
         progress[key] = nil  // a new stream: its stall watch starts afresh
-        let waiting = (parked.removeValue(forKey: key) ?? []) + [first]  // a burst's parked sounds first
+        let waiting = capped((parked.removeValue(forKey: key) ?? []) + [first])  // a burst's parked sounds first
         devices[key] = .opening(attempt: attempt, deadline: monotonicNanoseconds() + UInt64(DeviceDeadlines.open) * 1_000_000_000, waiting: waiting)
         let core = self.core, device = core.configuration.device
         let started = JoinableThread.detached {
@@ -218,8 +232,9 @@ final class PlayerControl {
 
     private func deviceOpened(_ key: EngineKey, attempt: Int, _ result: Result<PlaybackEngine, ALSAError>) {
         guard case .opening(attempt, _, let waiting)? = devices[key] else {
-            // Given up on (past its deadline): nobody waits for it any more.
+            // Given up on (past its deadline): nobody waits for it any more, and its thread is free.
             if case .success(let engine) = result { engine.close() }
+            stuckThreads -= 1
             return
         }
         switch result {
@@ -231,6 +246,19 @@ final class PlayerControl {
             devices[key] = nil
             fail(waiting, .device(error))
         }
+    }
+
+    /// `waiting` without the sounds cancelled meanwhile and, past `waitingLimit`, without those
+    /// that give way by the voice policy's rule (reported `replaced`): the oldest non-critical,
+    /// else the oldest.
+    private func capped(_ waiting: [Prepared]) -> [Prepared] {
+        var kept = waiting.filter { sounds[$0.id] != nil }
+        while kept.count > Self.waitingLimit {
+            let victim = kept.firstIndex { !$0.isCritical } ?? 0  // in arrival order: the first is the oldest
+            let dropped = kept.remove(at: victim)
+            core.finish(dropped.id, .replaced, warnings: sounds.removeValue(forKey: dropped.id)?.warnings ?? [])
+        }
+        return kept
     }
 
     private func fail(_ waiting: [Prepared], _ error: NotificationSoundError) {
@@ -282,6 +310,7 @@ final class PlayerControl {
             switch device {
             case .opening(_, let deadline, let waiting) where now >= deadline:
                 devices[key] = nil
+                stuckThreads += 1  // its opener: until it returns (`deviceOpened`)
                 fail(waiting, .deviceTimeout(device: core.configuration.device, seconds: DeviceDeadlines.open))
             case .open(let engine, let idleSince?) where now >= idleSince + idleTimeout:
                 devices[key] = nil
@@ -311,8 +340,17 @@ final class PlayerControl {
             core.finish(id, .failed(.deviceStalled(device: core.configuration.device, seconds: DeviceDeadlines.stall)), warnings: sound.warnings)
         }
         // Its render thread may be stuck in a write that never returns: close it where that
-        // cannot hold up this thread.
-        if !JoinableThread.detached({ engine.close() }) { engine.close() }  // no thread to spare: here, then
+        // cannot hold up this thread; until it has, the device is not tried again.
+        stuckThreads += 1
+        let core = self.core
+        let closing = JoinableThread.detached {
+            engine.close()
+            core.post(.deviceReleased)
+        }
+        if !closing {  // no thread to spare: here, then
+            engine.close()
+            stuckThreads -= 1
+        }
     }
 
     /// The player closed: every device closes (their sounds' reports are no longer wanted).

@@ -21,6 +21,8 @@ enum PlayerCommand: Sendable {
     case pause(PlaybackID, Bool)
     case voiceEnded(PlaybackID, VoiceOutcome)
     case deviceOpened(EngineKey, attempt: Int, Result<PlaybackEngine, ALSAError>)
+    /// A stalled stream's close returned: its threads are free.
+    case deviceReleased
 }
 
 /// One device stream; sounds of another rate or channel count get their own (until noti-play

@@ -40,6 +40,8 @@ public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConv
     case deviceTimeout(device: String, seconds: Int)
     /// The device took no sound for the given seconds while the sound played.
     case deviceStalled(device: String, seconds: Int)
+    /// An earlier open or write on the device has still not returned: nothing is tried until it has.
+    case deviceUnresponsive(device: String)
     /// The engine refused the sound, or decoding failed while it played.
     case playback(PlaybackError)
     /// The player was closed.
@@ -61,6 +63,8 @@ public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConv
             "audio device '\(device)': did not open within \(seconds) s (it blocks: held by another program, or its server hangs)"
         case .deviceStalled(let device, let seconds):
             "audio device '\(device)': stopped taking sound (nothing played for \(seconds) s)"
+        case .deviceUnresponsive(let device):
+            "audio device '\(device)': still not answering (an earlier open or write has not returned); nothing is tried until it does"
         case .playback(let error): error.description
         case .closed: "the player is closed"
         case .attachment(let path, let why): "\(path): not a valid notification attachment: \(why)"

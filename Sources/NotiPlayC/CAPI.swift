@@ -11,6 +11,13 @@ public typealias NotiPlayCallback = @convention(c) (UInt64, Int32, UnsafePointer
 private let flagCritical: UInt32 = 1 << 0
 private let flagRingtone: UInt32 = 1 << 1
 private let flagSuppress: UInt32 = 1 << 2
+private let knownFlags = flagCritical | flagRingtone | flagSuppress
+
+/// A one-line refusal for flag bits noti-play.h does not define (a caller's mistake, or a
+/// newer header's flag this library cannot honour), or nil.
+private func unknownFlags(_ flags: UInt32) -> String? {
+    flags & ~knownFlags == 0 ? nil : "unknown flags 0x\(String(flags & ~knownFlags, radix: 16)) (noti-play.h defines NOTI_PLAY_CRITICAL, _RINGTONE and _SUPPRESS)"
+}
 
 private func player(_ context: OpaquePointer?) -> NotificationSoundPlayer? {
     context.map { Unmanaged<NotificationSoundPlayer>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
@@ -88,6 +95,7 @@ private func play(
     _ context: OpaquePointer?, _ sound: NotificationSound, _ volume: Float, _ flags: UInt32,
     _ callback: NotiPlayCallback?, _ userData: UnsafeMutableRawPointer?, _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
 ) -> UInt64 {
+    if let unknown = unknownFlags(flags) { error?.pointee = strdup(unknown); return 0 }
     var sound = sound
     sound.isCritical = flags & flagCritical != 0
     sound.isRingtone = flags & flagRingtone != 0
@@ -120,7 +128,7 @@ public func noti_play_notify(
     _ callback: NotiPlayCallback?, _ userData: UnsafeMutableRawPointer?, _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
 ) -> UInt64 {
     guard let request else { error?.pointee = strdup("no request given"); return 0 }
-    let size = request.load(as: Int.self)
+    let size = Int(clamping: request.load(as: UInt.self))
     guard size >= MemoryLayout<Int>.size else { error?.pointee = strdup("the request's size field is \(size): start from NOTI_PLAY_REQUEST_INIT"); return 0 }
     func field<T>(_ offset: Int, _ type: T.Type, absent: T) -> T {
         size >= offset + MemoryLayout<T>.size ? request.loadUnaligned(fromByteOffset: offset, as: T.self) : absent
@@ -133,10 +141,11 @@ public func noti_play_notify(
     hints.soundName = string(text(RequestLayout.soundName))
     hints.category = string(text(RequestLayout.category))
     hints.suppressSound = field(RequestLayout.suppressSound, Int32.self, absent: 0) != 0
-    let urgency = field(RequestLayout.urgency, Int32.self, absent: 1)
-    hints.urgency = urgency >= 2 ? .critical : urgency <= 0 ? .low : .normal
+    // Only the spec's 2 is critical: a value out of range must not pass quiet hours.
+    hints.urgency = NotificationRequest.Urgency(rawValue: UInt8(clamping: field(RequestLayout.urgency, Int32.self, absent: 1))) ?? .normal
     hints.volume = field(RequestLayout.volume, Float.self, absent: 1)
     let flags = field(RequestLayout.flags, UInt32.self, absent: 0)
+    if let unknown = unknownFlags(flags) { error?.pointee = strdup(unknown); return 0 }
     if flags & flagCritical != 0 { hints.urgency = .critical }
     hints.isRingtone = flags & flagRingtone != 0
     if flags & flagSuppress != 0 { hints.suppressSound = true }

@@ -13,13 +13,15 @@
  *
  * The threading contract, which the tests check:
  * - Every function may be called from any thread, and none blocks: a play call validates its
- *   arguments, queues the request and returns its id (> 0) in well under a millisecond. Looking
+ *   arguments, queues the request and returns its id (> 0); it does no I/O and waits for nothing
+ *   (tens of microseconds of CPU; a busy machine may preempt it, never make it wait). Looking
  *   the sound up, reading the file, decoding and opening the device happen on noti-play's own
  *   threads; a device that does not open within 5 s fails the request, and so does one that takes
  *   no sound for 5 s while it plays (the stream is then let go). Whatever goes wrong after
  *   the call returned reaches the callback as NOTI_PLAY_FAILED with a one-line reason.
  * - A play call returns 0 only for a request that can never play (a NULL context, a volume
- *   outside 0.0 to 1.0, a sound name that is a path, a freed context); then, if `error` is not
+ *   outside 0.0 to 1.0, a sound or theme name that is not a file name, flags this header does not
+ *   define); then, if `error` is not
  *   NULL, it stores a one-line message there that the caller frees with noti_play_free_string.
  * - Each id returned is answered by exactly one callback, unless the context is freed first.
  *   Callbacks come one at a time from one noti-play thread that does nothing else: a slow
@@ -138,7 +140,7 @@ typedef struct {
     const char *sound_name;    /* the sound-name hint: a Sound Naming name */
     const char *category;      /* the category hint */
     int suppress_sound;        /* the suppress-sound hint (non-zero: true) */
-    int urgency;               /* the urgency hint: 0 low, 1 normal (also when absent), 2 critical */
+    int urgency;               /* the urgency hint: 0 low, 1 normal (also when absent or out of range), 2 critical */
     float volume;              /* 0.0 to 1.0: a critical sound's exact volume, else a gain */
     unsigned flags;            /* NOTI_PLAY_CRITICAL, NOTI_PLAY_RINGTONE */
 } noti_play_request;

@@ -115,7 +115,8 @@ import Testing
         #expect(unlimited.status == 0 && unlimited.stdoutText == "version 0.2.0 0.2.0\n", "\(unlimited.stderr)")
     }
 
-    /// CAPI.swift reads noti_play_request at fixed offsets: they must be the C compiler's.
+    /// CAPI.swift reads noti_play_request at fixed offsets: they must be the C compiler's. And
+    /// what a play call refuses at once, it refuses with a message.
     @Test func theRequestLayoutIsTheCompilers() throws {
         let source = folder.file("layout.c")
         try #"""
@@ -131,7 +132,26 @@ import Testing
             _Static_assert(offsetof(noti_play_request, volume) == 56, "volume");
             _Static_assert(offsetof(noti_play_request, flags) == 60, "flags");
             _Static_assert(sizeof(noti_play_request) == 64, "size");
-            int main(void) { noti_play_request request = NOTI_PLAY_REQUEST_INIT; return request.size == 64 ? 0 : 1; }
+            #include <string.h>
+            int main(void) {
+                noti_play_request request = NOTI_PLAY_REQUEST_INIT;
+                if (request.size != 64) return 1;
+                /* What is refused at once: flags this header does not define, a theme name that is a path. */
+                noti_play *player = noti_play_new("null", NULL, 0);
+                char *error = NULL;
+                if (noti_play_default(player, 1.0f, 0x80u, NULL, NULL, &error) != 0 || !error
+                    || strcmp(error, "unknown flags 0x80 (noti-play.h defines NOTI_PLAY_CRITICAL, _RINGTONE and _SUPPRESS)") != 0) return 2;
+                noti_play_free_string(error);
+                error = NULL;
+                request.flags = 0x100u;
+                if (noti_play_notify(player, &request, NULL, NULL, &error) != 0 || !error) return 3;
+                noti_play_free_string(error);
+                error = NULL;
+                if (noti_play_theme_sound(player, "../../etc/passwd", 1.0f, 0, NULL, NULL, &error) != 0 || !error) return 4;
+                noti_play_free_string(error);
+                noti_play_free(player);
+                return 0;
+            }
             """#.write(toFile: source, atomically: true, encoding: .utf8)
         let program = try build(source, named: "layout")
         #expect(try TestTools.run(program, []).status == 0)

@@ -230,6 +230,36 @@ import Testing
         player.close()
     }
 
+    /// A cold burst on a device that blocks on open: at most 32 sounds wait, each holding its
+    /// file (before, every request held one: 5,000 exhausted the host's descriptors); the others
+    /// give way at once, the oldest first (`replaced`). Once the open is past its deadline, a new
+    /// request fails at once instead of leaving another thread stuck in the device.
+    @Test func aColdBurstOnABlockedDeviceHoldsBoundedFilesAndThreads() throws {
+        let sound = try tone("burst.caf", seconds: 0.1)
+        let fifo = folder.file("burst.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let device = "file:FILE=\(fifo),FORMAT=raw"
+        let player = NotificationSoundPlayer(configuration: .init(appFolders: [folder.path], device: device, policy: SoundPolicy()))
+        let reports = Reports()
+        let ids = try (0..<100).map { _ in try player.play(.named("burst.caf")) { reports.add($0) } }
+        let replaced = reports.wait(68)
+        #expect(replaced.map(\.result) == Array(repeating: .replaced, count: 68))
+        #expect(replaced.map(\.id) == Array(ids.prefix(68)), "the oldest give way")
+        #expect(Self.descriptors(of: sound) <= 32)
+        let timedOut = reports.wait(32).dropFirst(68)
+        #expect(timedOut.map(\.result) == Array(repeating: .failed(.deviceTimeout(device: device, seconds: 5)), count: 32))
+        #expect(Self.descriptors(of: sound) == 0)
+        let started = Date()
+        try player.play(.named("burst.caf")) { reports.add($0) }
+        #expect(reports.wait(1).last?.result == .failed(.deviceUnresponsive(device: device)))
+        #expect(Date().timeIntervalSince(started) < 1)
+        // Let the stuck open go: the device is tried again once it has returned.
+        let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+        usleep(300_000)
+        player.close()
+        close(reader)
+    }
+
     /// After close nothing is answered any more, and nothing opens a device again.
     @Test func closeDropsPendingCompletionsAndPlayAfterCloseThrows() async throws {
         _ = try tone("closing.caf", seconds: 0.3)
@@ -386,6 +416,12 @@ import Testing
                 .compactMap { Int($0.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") }
             return (task, switches.reduce(0, +))
         })
+    }
+
+    /// How many of this process's descriptors are open on `path`.
+    static func descriptors(of path: String) -> Int {
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return descriptors.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == path }.count
     }
 
     /// Whether this process has `path` open.
