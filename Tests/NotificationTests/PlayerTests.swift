@@ -215,19 +215,33 @@ import Testing
     }
 
     /// A pause that comes while the sound still waits for its device holds once it starts: the
-    /// sound does not end until resumed. (On `null`: a paused voice writes silence, which a
-    /// device without a clock takes as fast as it comes.)
+    /// sound does not end until resumed. The device (the file plugin on a FIFO) cannot open
+    /// before the test opens the FIFO's reader, after the pause; a thread then drains it (a paused
+    /// voice writes silence, which a device without a clock takes as fast as it comes).
     @Test func aSoundPausedBeforeItsDeviceOpenedStartsPaused() throws {
         _ = try tone("early.caf", seconds: 0.1)
-        let player = NotificationSoundPlayer(configuration: .init(appFolders: [folder.path], device: "null", policy: SoundPolicy()))
+        let fifo = folder.file("early.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let player = NotificationSoundPlayer(configuration: .init(
+            appFolders: [folder.path], device: "file:FILE=\(fifo),FORMAT=raw", policy: SoundPolicy()))
         let reports = Reports()
         let id = try player.play(.named("early.caf")) { reports.add($0) }
         player.pause(id)
+        usleep(100_000)  // the pause is handled; the device waits for a reader
+        let drained = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let reader = open(fifo, O_RDONLY)
+            var sink = [UInt8](repeating: 0, count: 65536)
+            while read(reader, &sink, sink.count) > 0 {}
+            close(reader)
+            drained.signal()
+        }
         usleep(500_000)
         #expect(reports.values.withLock { $0.isEmpty }, "it played while paused")
         player.resume(id)
         #expect(reports.results(1) == [.finished])
         player.close()
+        #expect(drained.wait(timeout: .now() + 10) == .success)
     }
 
     /// A cold burst on a device that blocks on open: at most 32 sounds wait, each holding its
@@ -248,6 +262,9 @@ import Testing
         #expect(Self.descriptors(of: sound) <= 32)
         let timedOut = reports.wait(32).dropFirst(68)
         #expect(timedOut.map(\.result) == Array(repeating: .failed(.deviceTimeout(device: device, seconds: 5)), count: 32))
+        // Reported before the control thread lets go of its list: give it a moment.
+        let released = Date() + 2
+        while Self.descriptors(of: sound) > 0 && Date() < released { usleep(10_000) }
         #expect(Self.descriptors(of: sound) == 0)
         let started = Date()
         try player.play(.named("burst.caf")) { reports.add($0) }
@@ -339,11 +356,15 @@ import Testing
         let deadline = Date() + 5
         while Self.isOpenHere(capture) && Date() < deadline { usleep(20_000) }
         #expect(!Self.isOpenHere(capture), "the device is still open")
+        // The control and the callback thread (and, rarely, those of a player another suite has
+        // just made and closes at once: only threads there at both looks are compared).
         let threads = Self.playerThreads().subtracting(before)
-        #expect(threads.count == 2, "\(threads)")  // the control and the callback thread
+        #expect(threads.count >= 2, "\(threads)")
         let woken = Self.wakeUps(threads)
         sleep(1)
-        #expect(Self.wakeUps(threads) == woken, "an idle player woke up")
+        let after = Self.wakeUps(threads)
+        let both = Set(woken.keys).intersection(after.keys)
+        #expect(both.count >= 2 && both.allSatisfy { woken[$0] == after[$0] }, "an idle player woke up: \(woken) then \(after)")
         player.close()
     }
 
@@ -409,9 +430,10 @@ import Testing
     }
 
     /// Context switches of `threads` so far: every wake-up of a sleeping thread adds one.
+    /// (A thread that has ended is left out.)
     static func wakeUps(_ threads: Set<String>) -> [String: Int] {
-        Dictionary(uniqueKeysWithValues: threads.map { task in
-            let status = (try? String(contentsOfFile: "/proc/self/task/\(task)/status", encoding: .utf8)) ?? ""
+        Dictionary(uniqueKeysWithValues: threads.compactMap { task -> (String, Int)? in
+            guard let status = try? String(contentsOfFile: "/proc/self/task/\(task)/status", encoding: .utf8) else { return nil }
             let switches = status.split(separator: "\n").filter { $0.contains("ctxt_switches") }
                 .compactMap { Int($0.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") }
             return (task, switches.reduce(0, +))
