@@ -157,11 +157,11 @@ public final class NotificationSoundPlayer: Sendable {
 
     private func awaitReport(_ request: PlayRequest) async throws(NotificationSoundError) -> PlaybackReport {
         let core = self.core
-        let id = Mutex<PlaybackID?>(nil)
+        let id = Mutex<PlaybackID?>(nil)  // nil after the wait: the player was closed, nothing queued
         let report = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<PlaybackReport, Never>) in
+            await withCheckedContinuation { (continuation: CheckedContinuation<PlaybackReport?, Never>) in
                 guard let submitted = core.submit(request, .continuation(continuation)) else {
-                    continuation.resume(returning: PlaybackReport(id: PlaybackID(rawValue: 0), result: .failed(.closed)))
+                    continuation.resume(returning: nil)
                     return
                 }
                 id.withLock { $0 = submitted }
@@ -170,7 +170,7 @@ public final class NotificationSoundPlayer: Sendable {
         } onCancel: {
             if let submitted = id.withLock({ $0 }) { core.post(.cancel(submitted)) }
         }
-        if case .failed(.closed) = report.result, report.id.rawValue == 0 { throw .closed }
+        guard let report else { throw .closed }
         return report
     }
 }

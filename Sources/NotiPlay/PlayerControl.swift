@@ -24,12 +24,19 @@ final class PlayerControl {
     private enum Device {
         /// Opening on a thread of its own; these sounds wait for it.
         case opening(attempt: Int, deadline: UInt64, waiting: [Prepared])
-        /// Open; `idleSince` once no sound plays on it.
-        case open(PlaybackEngine, idleSince: UInt64?)
+        /// Open, playing (watched for stalls) or idle (closed after the idle timeout).
+        case open(PlaybackEngine, Activity)
     }
 
-    /// Each playing device's stall watch.
-    private var progress: [EngineKey: StallWatch] = [:]
+    private enum Activity {
+        /// Sounds play or wait on it: the watch counts the looks without progress.
+        case playing(StallWatch)
+        /// No sound since then.
+        case idle(since: UInt64)
+
+        /// A stream that starts playing: its watch starts afresh.
+        static var started: Activity { .playing(StallWatch(lookEvery: PlayerControl.progressLook)) }
+    }
     /// Sounds that met a burst (every spare voice still fading): they start, in order, as soon as
     /// a voice of their stream ends, which is within a fade's 10 ms.
     private var parked: [EngineKey: [Prepared]] = [:]
@@ -126,32 +133,17 @@ final class PlayerControl {
     /// The file, the volume to play it at and its kind, or why nothing plays.
     private func resolve(_ request: PlayRequest, warnings: inout [String]) throws(NotificationSoundError) -> ResolvedSound.Action {
         let configuration = core.configuration
-        var resolver: SoundResolver
-        var sound: NotificationSound, suppress: Bool, gain: Float
-        switch request {
-        case let .sound(requested, suppressSound, requestedGain):
-            resolver = SoundResolver(locator: SoundLocator(appFolders: configuration.appFolders, appID: configuration.appID), policy: core.policy)
-            (sound, suppress, gain) = (requested, suppressSound, requestedGain)
-        case .notification(let notification):
-            resolver = SoundResolver(
-                locator: SoundLocator(appFolders: configuration.appFolders, appID: notification.appID ?? configuration.appID),
-                policy: core.policy)
-            (sound, suppress, gain) = (notification.sound, notification.suppressSound, notification.volume)
-            // A sound-name that is a file in the app's (or the user's, or noti-play's) sound
-            // folders is that file, as UNNotificationSound(named:) has it; else the theme's sound.
-            if case .themeName(let name) = sound.source, (try? resolver.locator.locate(name)) != nil { sound.source = .named(name) }
-        }
-        warnings += resolver.locator.warnings
+        var appID = configuration.appID
+        if case .notification(let notification) = request, let requested = notification.appID { appID = requested }
+        var resolver = SoundResolver(locator: SoundLocator(appFolders: configuration.appFolders, appID: appID), policy: core.policy)
         resolver.quietOverride = core.quiet
-        var resolved: ResolvedSound
-        do {
-            resolved = try resolver.resolve(sound, suppressSound: suppress)
-        } catch .notFound(let name, let searched) where request.isNotification && sound.source != .systemDefault {
-            // As iOS does for a sound name it cannot find: the default sound, and a word why.
-            warnings.append(NotificationSoundError.notFound(name, searched: searched).description + "; the default sound plays instead")
-            var fallback = NotificationSound.default
-            (fallback.isCritical, fallback.isRingtone, fallback.criticalVolume) = (sound.isCritical, sound.isRingtone, sound.criticalVolume)
-            resolved = try resolver.resolve(fallback, suppressSound: suppress)
+        warnings += resolver.locator.warnings
+        let resolved: ResolvedSound, gain: Float
+        switch request {
+        case let .sound(sound, suppressSound, requestedGain):
+            (resolved, gain) = (try resolver.resolve(sound, suppressSound: suppressSound), requestedGain)
+        case .notification(let notification):
+            (resolved, gain) = (try resolver.resolve(notification), notification.volume)
         }
         warnings += resolved.warnings
         guard case let .play(file, volume, loops, isCritical) = resolved.action else { return resolved.action }
@@ -168,8 +160,7 @@ final class PlayerControl {
             }
             sounds[id]?.voice = voice
             if sounds[id]?.paused == true { engine.setPaused(voice, true) }
-            if case .open(_, idleSince: _?)? = devices[key] { progress[key] = nil }  // waking from idle: a new look
-            devices[key] = .open(engine, idleSince: nil)
+            if case .open(_, .idle)? = devices[key] { devices[key] = .open(engine, .started) }
             if prepared.isCritical {
                 for case let (other, .open(otherEngine, _)) in devices where other != key { otherEngine.preemptNonCritical() }
             }
@@ -214,7 +205,6 @@ final class PlayerControl {
         }
         attempts += 1
         let attempt = attempts
-        progress[key] = nil  // a new stream: its stall watch starts afresh
         let waiting = capped((parked.removeValue(forKey: key) ?? []) + [first])  // a burst's parked sounds first
         devices[key] = .opening(attempt: attempt, deadline: monotonicNanoseconds() + UInt64(DeviceDeadlines.open) * 1_000_000_000, waiting: waiting)
         let core = self.core, device = core.configuration.device
@@ -239,7 +229,7 @@ final class PlayerControl {
         }
         switch result {
         case .success(let engine):
-            devices[key] = .open(engine, idleSince: nil)
+            devices[key] = .open(engine, .started)
             for prepared in waiting where sounds[prepared.id] != nil { start(prepared, on: engine, key) }
             markIdleIfUnused(key)
         case .failure(let error):
@@ -285,8 +275,8 @@ final class PlayerControl {
     }
 
     private func markIdleIfUnused(_ key: EngineKey) {
-        guard case .open(let engine, nil)? = devices[key], !sounds.values.contains(where: { $0.key == key }) else { return }
-        devices[key] = .open(engine, idleSince: monotonicNanoseconds())
+        guard case .open(let engine, .playing)? = devices[key], !sounds.values.contains(where: { $0.key == key }) else { return }
+        devices[key] = .open(engine, .idle(since: monotonicNanoseconds()))
     }
 
     // MARK: Deadlines
@@ -298,8 +288,8 @@ final class PlayerControl {
         return devices.values.compactMap { device -> UInt64? in
             switch device {
             case .opening(_, let deadline, _): deadline
-            case .open(_, let idleSince?): idleSince + idleTimeout
-            case .open(_, nil): monotonicNanoseconds() + UInt64(Self.progressLook * 1e9)  // playing: the stall watch
+            case .open(_, .idle(let since)): since + idleTimeout
+            case .open(_, .playing): monotonicNanoseconds() + UInt64(Self.progressLook * 1e9)  // the stall watch
             }
         }.min()
     }
@@ -312,12 +302,11 @@ final class PlayerControl {
                 devices[key] = nil
                 stuckThreads += 1  // its opener: until it returns (`deviceOpened`)
                 fail(waiting, .deviceTimeout(device: core.configuration.device, seconds: DeviceDeadlines.open))
-            case .open(let engine, let idleSince?) where now >= idleSince + idleTimeout:
+            case .open(let engine, .idle(let since)) where now >= since + idleTimeout:
                 devices[key] = nil
-                progress[key] = nil
                 engine.close()
-            case .open(let engine, nil):
-                watchProgress(of: engine, key, now: now)
+            case .open(let engine, .playing(let watch)):
+                watchProgress(of: engine, key, watch, now: now)
             default:
                 break
             }
@@ -327,13 +316,13 @@ final class PlayerControl {
     /// A device that takes no sound for `DeviceDeadlines.stall` while sounds play on it (a sound
     /// server that hangs, a device another program holds) fails those sounds and is let go
     /// (``StallWatch`` judges: a slow device is not a stall).
-    private func watchProgress(of engine: PlaybackEngine, _ key: EngineKey, now: UInt64) {
-        var watch = progress[key] ?? StallWatch(lookEvery: Self.progressLook)
-        let stalled = watch.isStalled(framesWritten: engine.framesWritten, now: now)
-        progress[key] = watch
-        guard stalled else { return }
+    private func watchProgress(of engine: PlaybackEngine, _ key: EngineKey, _ watch: StallWatch, now: UInt64) {
+        var watch = watch
+        guard watch.isStalled(framesWritten: engine.framesWritten, now: now) else {
+            devices[key] = .open(engine, .playing(watch))
+            return
+        }
         devices[key] = nil
-        progress[key] = nil
         parked[key] = nil
         for (id, sound) in sounds where sound.key == key {
             sounds[id] = nil
@@ -359,13 +348,5 @@ final class PlayerControl {
         devices = [:]
         sounds = [:]
         parked = [:]
-    }
-}
-
-extension PlayRequest {
-    /// A notification's sound gives way to the default when it is not found; a sound the caller
-    /// named directly fails instead, so that the caller hears of the mistake.
-    var isNotification: Bool {
-        if case .notification = self { true } else { false }
     }
 }

@@ -11,7 +11,7 @@ enum PlayRequest: Sendable {
 enum Completion: Sendable {
     case callback(@Sendable (PlaybackReport) -> Void)
     /// An `async` play: resumed directly (no caller code runs), also by `close()`.
-    case continuation(CheckedContinuation<PlaybackReport, Never>)
+    case continuation(CheckedContinuation<PlaybackReport?, Never>)
 }
 
 /// Work for the control thread, in the order it arrived.

@@ -75,6 +75,26 @@ public struct SoundResolver: Sendable {
         return ResolvedSound(action: .play(file, volume: volume, loops: sound.isRingtone, isCritical: sound.isCritical), warnings: warnings)
     }
 
+    /// What a notification's hints ask for (``NotificationRequest/sound``), with
+    /// `UNNotificationSound`'s semantics for names: a sound-name that is a file in the sound
+    /// folders is that file, else the theme's sound; a named or theme sound that is not found gives
+    /// way to the default sound, with a warning. A sound the caller names directly
+    /// (`resolve(_:suppressSound:)`) fails instead, so that the caller hears of the mistake.
+    public func resolve(_ request: NotificationRequest) throws(NotificationSoundError) -> ResolvedSound {
+        var sound = request.sound
+        if case .themeName(let name) = sound.source, (try? locator.locate(name)) != nil { sound.source = .named(name) }
+        do {
+            return try resolve(sound, suppressSound: request.suppressSound)
+        } catch .notFound(let name, let searched) where sound.source != .systemDefault {
+            var fallback = NotificationSound.default
+            (fallback.isCritical, fallback.isRingtone, fallback.criticalVolume) = (sound.isCritical, sound.isRingtone, sound.criticalVolume)
+            var resolved = try resolve(fallback, suppressSound: request.suppressSound)
+            let why = NotificationSoundError.notFound(name, searched: searched).description + "; the default sound plays instead"
+            resolved.warnings.insert(why, at: 0)
+            return resolved
+        }
+    }
+
     /// Opens a path the caller trusts (it may be a symlink), refusing what is not a regular file.
     static func open(_ path: SoundPath) throws(NotificationSoundError) -> RegularFile {
         do {

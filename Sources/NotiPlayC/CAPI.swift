@@ -62,13 +62,14 @@ private struct CallbackTarget: @unchecked Sendable {
     /// Calls the C callback with noti-play.h's result code and its one-line detail.
     func report(_ report: PlaybackReport) {
         guard let callback else { return }
+        let warnings = report.warnings.joined(separator: "; ")
         let (code, detail): (Int32, String) = switch report.result {
-        case .finished: (0, report.warnings.joined(separator: "; "))
-        case .cancelled: (1, report.warnings.joined(separator: "; "))
+        case .finished: (0, warnings)
+        case .cancelled: (1, warnings)
         case .silenced(let why): (2, why)
         case .failed(let error): (3, error.description)
-        case .preempted: (4, report.warnings.joined(separator: "; "))
-        case .replaced: (5, report.warnings.joined(separator: "; "))
+        case .preempted: (4, warnings)
+        case .replaced: (5, warnings)
         }
         detail.withCString { callback(UInt64(report.id.rawValue), code, $0, userData) }
     }

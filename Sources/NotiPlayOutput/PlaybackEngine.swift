@@ -457,13 +457,17 @@ public final class PlaybackEngine: @unchecked Sendable {
     /// set them before publishing, under the lock; only this thread reaps, or `close` after
     /// joining it), and its slot is not reused before this thread frees it.
     private func decodeLoop() {
+        var playing: [(index: Int, record: VoiceRecord)] = []  // reused: a pass allocates nothing
         while !workerShutdown.load(ordering: .acquiring) {
             // Ended voices first: their slots are free for new sounds before the decode pass.
             reap(force: false)
-            let playing = state.withLock { state in
-                state.voices.filter { index, record in
-                    record.decoder != nil && (slots + index).pointee.phase.load(ordering: .acquiring) == VoicePhase.playing
+            playing.removeAll(keepingCapacity: true)
+            let idle = state.withLock { state in
+                for (index, record) in state.voices
+                where record.decoder != nil && (slots + index).pointee.phase.load(ordering: .acquiring) == VoicePhase.playing {
+                    playing.append((index, record))
                 }
+                return state.voices.isEmpty
             }
             for (index, record) in playing {
                 guard let decoder = record.decoder else { continue }
@@ -481,8 +485,9 @@ public final class PlaybackEngine: @unchecked Sendable {
             reap(force: false)
             if context.pointee.fatalError.load(ordering: .acquiring) != 0 { reap(force: true) }
             // With no voice, nothing is due until `play` or `close` posts: sleep (an idle stream
-            // kept open for the next sound costs no wake-ups).
-            if state.withLock({ $0.voices.isEmpty }) {
+            // kept open for the next sound costs no wake-ups). Only this thread removes voices,
+            // and `play` posts after adding one, so the look before the pass still holds.
+            if idle {
                 if RawSemaphore.wait(wake) != nil { RawSemaphore.waitFailedPause() }
                 continue
             }

@@ -25,6 +25,18 @@ import Testing
             cacheLimit: cacheLimit))
     }
 
+    /// A FIFO in the test's folder and ALSA's file plugin writing into it: opening the device
+    /// blocks until the FIFO has a reader, and writing blocks once a reader takes nothing.
+    func fifoDevice(_ name: String) -> (fifo: String, device: String) {
+        let fifo = folder.file(name)
+        #expect(mkfifo(fifo, 0o600) == 0)
+        return (fifo, "file:FILE=\(fifo),FORMAT=raw")
+    }
+
+    func player(device: String) -> NotificationSoundPlayer {
+        NotificationSoundPlayer(configuration: .init(appFolders: [folder.path], device: device, policy: SoundPolicy()))
+    }
+
     func samples(_ capture: String) throws -> [Float] {
         try Data(contentsOf: URL(fileURLWithPath: capture)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
@@ -141,10 +153,8 @@ import Testing
     /// close returns while the open is still stuck.
     @Test func aDeviceThatBlocksOnOpenNeverBlocksTheCaller() throws {
         _ = try tone("blocked.caf", seconds: 0.1)
-        let fifo = folder.file("blocked.fifo")
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let player = NotificationSoundPlayer(configuration: .init(
-            appFolders: [folder.path], device: "file:FILE=\(fifo),FORMAT=raw", policy: SoundPolicy()))
+        let (fifo, device) = fifoDevice("blocked.fifo")
+        let player = player(device: device)
         let reports = Reports()
         let started = Date()
         try player.play(.named("blocked.caf")) { reports.add($0) }
@@ -198,12 +208,10 @@ import Testing
     /// never answered.
     @Test func aDeviceThatStopsTakingSoundFailsTheSound() throws {
         _ = try tone("stall.caf", seconds: 2)
-        let fifo = folder.file("stall.fifo")
-        #expect(mkfifo(fifo, 0o600) == 0)
+        let (fifo, device) = fifoDevice("stall.fifo")
         let reader = open(fifo, O_RDONLY | O_NONBLOCK)  // present, and never reads
         defer { close(reader) }
-        let device = "file:FILE=\(fifo),FORMAT=raw"
-        let player = NotificationSoundPlayer(configuration: .init(appFolders: [folder.path], device: device, policy: SoundPolicy()))
+        let player = player(device: device)
         let reports = Reports()
         let started = Date()
         try player.play(.named("stall.caf")) { reports.add($0) }
@@ -220,10 +228,8 @@ import Testing
     /// voice writes silence, which a device without a clock takes as fast as it comes).
     @Test func aSoundPausedBeforeItsDeviceOpenedStartsPaused() throws {
         _ = try tone("early.caf", seconds: 0.1)
-        let fifo = folder.file("early.fifo")
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let player = NotificationSoundPlayer(configuration: .init(
-            appFolders: [folder.path], device: "file:FILE=\(fifo),FORMAT=raw", policy: SoundPolicy()))
+        let (fifo, device) = fifoDevice("early.fifo")
+        let player = player(device: device)
         let reports = Reports()
         let id = try player.play(.named("early.caf")) { reports.add($0) }
         player.pause(id)
@@ -250,10 +256,8 @@ import Testing
     /// request fails at once instead of leaving another thread stuck in the device.
     @Test func aColdBurstOnABlockedDeviceHoldsBoundedFilesAndThreads() throws {
         let sound = try tone("burst.caf", seconds: 0.1)
-        let fifo = folder.file("burst.fifo")
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let device = "file:FILE=\(fifo),FORMAT=raw"
-        let player = NotificationSoundPlayer(configuration: .init(appFolders: [folder.path], device: device, policy: SoundPolicy()))
+        let (fifo, device) = fifoDevice("burst.fifo")
+        let player = player(device: device)
         let reports = Reports()
         let ids = try (0..<100).map { _ in try player.play(.named("burst.caf")) { reports.add($0) } }
         let replaced = reports.wait(68)
