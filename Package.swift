@@ -38,6 +38,11 @@ let package = Package(
         // it nor its seven codec libraries are loaded with noti-play. Its header only.
         .target(name: "CSndFileLoader", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "NotiPlay", dependencies: ["NotiPlayDecoder", "NotiPlayOutput", "CSndFileLoader", "CSystemSupport"]),
+        // `noti-play listen`: the session bus through sd-bus, loaded on first use from
+        // libsystemd.so.0 (so that playing a sound does not load it). Its header only
+        // (libsystemd-dev).
+        .target(name: "CNotificationBus", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "NotiPlayListen", dependencies: ["NotiPlay", "NotiPlayDecoder", "NotiPlayOutput", "CNotificationBus"]),
         // The shipped libnoti-play.so.0 (scripts/install.sh): its SONAME, only the header's
         // noti_play_* exported (noti-play.map), and in release builds the Swift runtime linked in,
         // so that hosts run without a Swift toolchain. Debug builds keep the runtime dynamic (from
@@ -66,6 +71,7 @@ let package = Package(
                 "NotiPlay",
                 "NotiPlayDecoder",
                 "NotiPlayEncoder",
+                "NotiPlayListen",
                 "NotiPlayOutput",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -84,6 +90,8 @@ let package = Package(
             name: "PlaybackTests",
             dependencies: ["NotiPlay", "NotiPlayCommand", "NotiPlayDecoder", "NotiPlayOutput", "NotiPlayTestSupport"]
         ),
+        // A private dbus-daemon, notify-send, dunst under Xvfb: `noti-play listen` on real parts.
+        .testTarget(name: "ListenTests", dependencies: ["NotiPlay", "NotiPlayListen", "NotiPlayCommand", "NotiPlayTestSupport"]),
         .testTarget(
             name: "CommandTests",
             dependencies: ["NotiPlayCommand", "NotiPlayDecoder", "NotiPlayTestSupport"]

@@ -20,6 +20,11 @@ packages=(
     alsa-utils           # aplay: the peer noti-play's real-time figures are compared with
     strace               # shows that convert syncs the file before the rename and the folder after
     valgrind             # runs the C scenario programs (Tests/CScenarios): memory errors in callbacks and free
+    libsystemd-dev       # sd-bus's header: `noti-play listen` talks to the session bus through it (libsystemd.so.0, loaded when listen starts)
+    dbus-daemon dbus-bin # the listen tests' private session bus; dbus-send, which dunstctl uses
+    libglib2.0-bin       # gdbus: the listen tests' raw (and malformed) Notify calls
+    libnotify-bin        # notify-send: the notifications people send
+    dunst xvfb xauth     # a real notification daemon, on a virtual X display (xvfb-run)
 )
 # Also used, from util-linux (Essential in Debian, always installed): prlimit bounds the memory
 # of `noti-play info` on malformed files, setpriv runs it as nobody on an unreadable file, unshare

@@ -9,13 +9,16 @@ public final class ChildProcess: @unchecked Sendable {
     private let stderrPath: String
     public private(set) var status: Int32?
 
-    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], in folder: TemporaryDirectory) throws {
+    /// - Parameter standardInput: a path the child reads as its standard input (a FIFO the test
+    ///   holds open for writing, to give it commands).
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], in folder: TemporaryDirectory,
+                standardInput: String = "/dev/null") throws {
         stdoutPath = folder.file("child-\(UUID().uuidString).out")
         stderrPath = folder.file("child-\(UUID().uuidString).err")
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, standardInput, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         var attributes = posix_spawnattr_t()

@@ -1,0 +1,70 @@
+import ArgumentParser
+import NotiPlayListen
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `noti-play listen`: the sound of every desktop notification, for desktops whose notification
+/// server plays none (mako, dunst, swaync, KDE…). Meant to run as the user service
+/// `noti-play-listen.service`.
+struct ListenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "listen",
+        abstract: "Play the sound of every desktop notification on the session bus.",
+        discussion: """
+            Hears each Notify call on the session bus and plays what its hints ask for: \
+            suppress-sound, sound-file, sound-name, category, urgency (2 is a critical sound that \
+            passes do-not-disturb), desktop-entry; a call (category call or call.incoming, or the \
+            hint x-noti-play-ringtone) rings until its notification is closed or 30 s pass. It stays \
+            quiet when the notification server plays sounds itself (its capabilities list "sound"), \
+            while dunst is paused or swaync's do-not-disturb is on (critical sounds still play), and \
+            during the quiet hours of noti-play.conf. SIGHUP re-reads noti-play.conf; SIGTERM and \
+            SIGINT end it (status 0).
+            """
+    )
+
+    @Flag(help: "Play even when the notification server says it plays sounds itself.")
+    var always = false
+
+    @Option(help: ArgumentHelp("One sound per app in this many seconds (critical sounds always play).", valueName: "seconds"))
+    var interval: Double = 1
+
+    @Option(name: .customLong("burst-limit"), help: ArgumentHelp("At most this many sounds of all apps together per interval.", valueName: "count"))
+    var burstLimit = 3
+
+    @Option(help: "The ALSA device to play on.")
+    var device = "default"
+
+    @Option(help: ArgumentHelp("A D-Bus address to listen on instead of the session bus.", valueName: "address"))
+    var address: String?
+
+    @Flag(help: "Log every notification's decision and every sound's outcome, not only failures.")
+    var verbose = false
+
+    func validate() throws {
+        guard interval.isFinite, (0...3600).contains(interval) else { throw ValidationError("--interval must be from 0 to 3600 seconds") }
+        guard (1...100).contains(burstLimit) else { throw ValidationError("--burst-limit must be from 1 to 100") }
+    }
+
+    func run() throws {
+        StreamRole.announceEvent()
+        // Before the player starts its threads, so that only the listener's loop receives them.
+        let signals = SignalWatcher.blockTerminationSignals()
+        var configuration = NotificationListener.Configuration()
+        configuration.always = always
+        configuration.interval = interval
+        configuration.burstLimit = burstLimit
+        configuration.device = device
+        configuration.address = address
+        configuration.verbose = verbose
+        let listener = NotificationListener(configuration: configuration) { line in
+            Output.standardError("noti-play listen: " + line)
+        }
+        do {
+            _ = try listener.run(signals: signals)
+        } catch {
+            Output.standardError("noti-play listen: \(error)")
+            throw ExitCode.failure
+        }
+    }
+}

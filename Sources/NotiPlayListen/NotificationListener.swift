@@ -1,0 +1,245 @@
+import CNotificationBus
+import NotiPlay
+import NotiPlayDecoder
+import NotiPlayOutput
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `noti-play listen`: hears every notification on the session bus and plays the sound it asks
+/// for, with `UNNotificationSound`'s semantics (``NotificationRequest`` maps the hints), for
+/// desktops whose notification server plays none.
+///
+/// ```swift
+/// var signals = sigset_t()   // SIGTERM, SIGINT, SIGHUP, blocked in every thread beforehand
+/// let listener = NotificationListener(configuration: .init()) { line in print(line) }
+/// let signal = try listener.run(signals: signals)   // until SIGTERM or SIGINT
+/// ```
+///
+/// One thread does everything but the sound: it waits in `poll` on the bus, the signals and the
+/// next ringtone deadline, so an idle listener never wakes. The sound is the player's, on its
+/// own threads; a notification starts it without waiting for anything.
+public final class NotificationListener {
+    public struct Configuration: Sendable {
+        /// Play even when the notification server lists the `sound` capability.
+        public var always = false
+        /// Seconds: one sound per app in that time (critical sounds always play).
+        public var interval: Double = 1
+        /// At most this many sounds of all apps together in `interval`.
+        public var burstLimit = 3
+        /// The ALSA device.
+        public var device = "default"
+        /// The bus to monitor; nil: the session bus (`DBUS_SESSION_BUS_ADDRESS`).
+        public var address: String?
+        /// Log each notification's decision and each sound's outcome, not only failures.
+        public var verbose = false
+
+        public init() {}
+    }
+
+    private let configuration: Configuration
+    private let log: @Sendable (String) -> Void
+    private var rules: ListenRules
+    private var ringtones = Ringtones()
+    private var player: NotificationSoundPlayer
+    private var monitor: BusConnection?
+    private var client: BusConnection?
+    /// When the next attempt to reconnect is due (seconds, monotonic), while the bus is gone.
+    private var reconnectAt: Double?
+
+    /// - Parameters:
+    ///   - configuration: the rules and the device.
+    ///   - log: receives one line per event worth telling (from the listener's and the player's
+    ///     callback thread).
+    public init(configuration: Configuration, log: @escaping @Sendable (String) -> Void) {
+        self.configuration = configuration
+        self.log = log
+        rules = ListenRules(settings: .init(always: configuration.always, interval: configuration.interval, burstLimit: configuration.burstLimit))
+        player = Self.makePlayer(configuration, log: log)
+    }
+
+    deinit { player.close() }
+
+    private static func makePlayer(_ configuration: Configuration, log: @Sendable (String) -> Void) -> NotificationSoundPlayer {
+        let player = NotificationSoundPlayer(configuration: .init(device: configuration.device))
+        for warning in player.configurationWarnings { log(warning) }
+        return player
+    }
+
+    /// Connects and listens until SIGTERM or SIGINT arrives; SIGHUP re-reads the configuration.
+    /// A bus that goes away is reconnected every second until it is back.
+    /// - Parameter signals: SIGTERM, SIGINT and SIGHUP (those not ignored), already blocked in
+    ///   every thread of the process, so that only this loop receives them.
+    /// - Returns: the signal that ended it.
+    /// - Throws: when the first connection fails, or the signals cannot be watched.
+    public func run(signals: sigset_t) throws(ListenError) -> Int32 {
+        var signals = signals
+        let signalDescriptor = nb_signal_descriptor(&signals)
+        guard signalDescriptor >= 0 else { throw .system("cannot watch for signals: \(String(cString: strerror(errno)))") }
+        defer { Glibc.close(signalDescriptor) }
+        try connect()
+        if configuration.verbose { log("listening to notifications on the session bus") }
+        while true {
+            var descriptors = [pollfd(fd: signalDescriptor, events: Int16(POLLIN), revents: 0)]
+            for bus in [monitor, client].compactMap({ $0 }) {
+                descriptors.append(pollfd(fd: bus.descriptor, events: bus.pollEvents, revents: 0))
+            }
+            let ready = poll(&descriptors, nfds_t(descriptors.count), pollTimeout())
+            if ready < 0 && errno != EINTR { throw .system("poll failed: \(String(cString: strerror(errno)))") }
+            if let signal = receivedSignal(signalDescriptor) {
+                if signal == SIGHUP { reload() } else {
+                    player.close()
+                    return signal
+                }
+            }
+            let now = Self.now()
+            serveBus(at: now)
+            stop(ringtones.expired(at: now))
+            if let due = reconnectAt, due <= now { reconnect() }
+        }
+    }
+
+    // MARK: The bus
+
+    private func connect() throws(ListenError) {
+        let monitor = try BusConnection(address: configuration.address, role: .monitor)
+        let client = try BusConnection(address: configuration.address, role: .client)
+        (self.monitor, self.client) = (monitor, client)
+        client.query(NB_QUERY_CAPABILITIES)
+        client.query(NB_QUERY_DUNST_PAUSED)
+        client.query(NB_QUERY_SWAYNC_DND)
+    }
+
+    private func reconnect() {
+        do {
+            try connect()
+            reconnectAt = nil
+            log("reconnected to the session bus")
+        } catch {
+            reconnectAt = Self.now() + 1
+        }
+    }
+
+    private func serveBus(at now: Double) {
+        guard let monitor, let client else { return }
+        do {
+            while let event = try monitor.next() { handle(event, at: now) }
+            while let event = try client.next() { handle(event, at: now) }
+        } catch {
+            log("\(error); reconnecting every second")
+            (self.monitor, self.client) = (nil, nil)
+            rules.serverChanged()
+            rules.swayncDoNotDisturb = false
+            reconnectAt = now + 1
+        }
+    }
+
+    private func handle(_ event: BusEvent, at now: Double) {
+        switch event {
+        case .notify(let notify):
+            handle(notify, at: now)
+        case .malformed(let sender, let member):
+            log("ignored a \(member) call from \(sender): its arguments are not the Desktop Notifications Specification's")
+        case .reply(let call, let id?):
+            ringtones.replied(call, id: id)
+        case .reply:
+            break
+        case .errorReply(let call):
+            stop(ringtones.stop(call: call))
+        case .closeCall(let id), .closed(let id):
+            stop(ringtones.stop(id: id))
+        case .serverOwner(let present):
+            rules.serverChanged()
+            if present {
+                client?.query(NB_QUERY_CAPABILITIES)
+                client?.query(NB_QUERY_DUNST_PAUSED)
+            }
+            if configuration.verbose { log(present ? "a notification server started" : "the notification server stopped") }
+        case .swayncOwner(let present):
+            rules.swayncDoNotDisturb = false
+            if present { client?.query(NB_QUERY_SWAYNC_DND) }
+        case .dunstPaused(let paused):
+            rules.dunstPaused = paused
+            if configuration.verbose { log(paused ? "dunst paused: only critical sounds play" : "dunst resumed") }
+        case .swayncDoNotDisturb(let on):
+            rules.swayncDoNotDisturb = on
+            if configuration.verbose { log(on ? "swaync's do not disturb is on: only critical sounds play" : "swaync's do not disturb is off") }
+        case .capabilities(let playsSound):
+            let before = rules.serverPlaysSound
+            rules.serverPlaysSound = playsSound ?? false
+            if rules.serverPlaysSound != before || configuration.verbose, let playsSound {
+                log(playsSound
+                    ? (configuration.always ? "the notification server plays sounds itself; --always: listen plays them too"
+                                            : "the notification server plays sounds itself: listen stays quiet (--always overrides)")
+                    : "the notification server plays no sounds: listen plays them")
+            }
+        }
+    }
+
+    private func handle(_ notify: NotifyCall, at now: Double) {
+        let request = notify.request
+        let app = [request.desktopEntry, request.appName].lazy.compactMap { $0 }.first { !$0.isEmpty } ?? notify.call.sender
+        let label = PrintableText.escaped(app)
+        if let replaced = notify.replaces, ringtones.isRinging(replaced) {
+            // An update of a call's notification: it keeps ringing, once.
+            if request.sound.isRingtone { return }
+            stop(ringtones.stop(id: replaced))
+        }
+        switch rules.decide(request, app: app, at: now) {
+        case .skip(let why):
+            if configuration.verbose { log("\(label): no sound: \(why)") }
+        case .play:
+            let verbose = configuration.verbose, log = self.log
+            if verbose { log("\(label): plays \(request.sound)") }
+            do {
+                let playback = try player.play(request) { report in
+                    for warning in report.warnings { log("\(label): \(warning)") }
+                    switch report.result {
+                    case .failed(let error): log("\(label): no sound: \(error)")
+                    case .silenced(let why): if verbose { log("\(label): silenced: \(why)") }
+                    case let result: if verbose { log("\(label): \(result)") }
+                    }
+                }
+                if request.sound.isRingtone { stop(ringtones.started(playback, call: notify.call, at: now)) }
+            } catch {
+                log("\(label): no sound: \(error)")
+            }
+        }
+    }
+
+    // MARK: Signals, time and sounds
+
+    private func receivedSignal(_ descriptor: Int32) -> Int32? {
+        // Several may be pending: an ending signal wins over SIGHUP.
+        var strongest: Int32?
+        while case let signal = nb_read_signal(descriptor), signal != 0 {
+            if strongest == nil || strongest == SIGHUP { strongest = signal }
+        }
+        return strongest
+    }
+
+    /// SIGHUP: the configuration file again, in a new player (the sounds playing end).
+    private func reload() {
+        stop(ringtones.removeAll())
+        player.close()
+        player = Self.makePlayer(configuration, log: log)
+        log("reloaded \(SoundPolicy.configurationPath)")
+    }
+
+    private func stop(_ playbacks: [PlaybackID]) {
+        for playback in playbacks { player.cancel(playback) }
+    }
+
+    /// Milliseconds until the next thing that is due, -1 for none (an idle listener sleeps).
+    private func pollTimeout() -> Int32 {
+        let now = Self.now()
+        var due = [ringtones.nextDeadline, reconnectAt].compactMap { $0 }
+        for bus in [monitor, client].compactMap({ $0 }) {
+            if let deadline = bus.deadline { due.append(Double(deadline) / 1e9) }
+        }
+        guard let next = due.min() else { return -1 }
+        return Int32(min(max(0, ((next - now) * 1000).rounded(.up)), 60_000))
+    }
+
+    private static func now() -> Double { Double(monotonicNanoseconds()) / 1e9 }
+}

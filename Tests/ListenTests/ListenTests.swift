@@ -1,0 +1,243 @@
+import Foundation
+import NotiPlayTestSupport
+import Testing
+
+/// `noti-play listen` on a private session bus with real clients (notify-send, gdbus), a real
+/// notification server (the test's own on sd-bus, or dunst under Xvfb) and the ALSA tap or a
+/// PulseAudio null sink: what plays is read back from the device.
+@Suite(.serialized) struct ListenTests {
+    let rig: ListenRig
+
+    init() throws { rig = try ListenRig() }
+
+    /// Every hint, read back at the device: each sound is a constant level of its own.
+    @Test func eachHintPlaysTheSoundItAsksFor() throws {
+        let file = rig.folder.file("alert.wav"), critical = rig.folder.file("alarm.wav")
+        try writeLevelWAV(file, level: 0.25)
+        try writeLevelWAV(critical, level: 0.625)
+        try writeLevelWAV(rig.folder.file("data/noti-play/apps/org.example.Chat/sounds/ping.wav"), level: 0.375)
+        try writeLevelWAV(rig.folder.file("data/sounds/freedesktop/stereo/message-new-instant.wav"), level: 0.5)
+        _ = try rig.startServer()
+        let listener = try rig.startListener(["--interval", "0"])
+
+        func send(_ hints: [String], expect outcome: String) throws {
+            let lines = listener.logLines.count
+            try rig.notifySend(hints)
+            try listener.waitForLog(outcome, after: lines)
+        }
+        try send(["-h", "string:sound-file:\(file)"], expect: "finished")
+        try send(["-h", "string:desktop-entry:org.example.Chat", "-h", "string:sound-name:ping.wav"], expect: "finished")
+        try send(["-h", "string:sound-name:message-new-instant"], expect: "finished")
+        try send(["-h", "string:category:im.received"], expect: "finished")
+        try send(["-h", "boolean:suppress-sound:true", "-h", "string:sound-file:\(file)"], expect: "no sound: suppress-sound")
+        try send(["-u", "critical", "-h", "string:sound-file:\(critical)"], expect: "finished")
+        #expect(listener.logLines.contains { $0.hasSuffix("plays \(critical) (critical, volume 1.0)") })
+        // The last: the file plugin writes a sound's last buffer when the next sound pushes it out.
+        try send([], expect: "finished")
+        #expect(listener.logLines.contains("notify-send: plays the default sound"))
+
+        let levels = try rig.tap.levels()
+        let channels = (levels[0.25] ?? 0) / 2205
+        #expect([1, 2].contains(channels), "the sound-file, once (suppress-sound played nothing): \(levels)")
+        #expect(levels[0.375] == 2205 * channels, "sound-name: the file in the app's folder")
+        #expect(levels[0.5] == 2 * 2205 * channels, "sound-name and category im.received: the theme's message-new-instant")
+        #expect(levels[0.625] == 2205 * channels, "urgency 2: the critical sound at its exact level")
+        #expect(levels.count > 4, "the bundled default sound reached the device too")
+    }
+
+    @Test func dunstPausedLetsOnlyCriticalSoundsThrough() throws {
+        try writeLevelWAV(rig.folder.file("dunstrc-sound.wav"), level: 0.25)
+        try "[global]\n".write(toFile: rig.folder.file("dunstrc"), atomically: true, encoding: .utf8)
+        // dunst, the real notification daemon, on a virtual X display of its own.
+        let dunst = try rig.spawn("xvfb-run", ["-a", "dunst", "-config", rig.folder.file("dunstrc")])
+        defer { dunst.signal(SIGTERM); dunst.wait() }
+        try waitUntil("dunst to own org.freedesktop.Notifications", timeout: 20) {
+            try TestTools.run("dunstctl", ["is-paused"], environment: rig.environment).status == 0
+        }
+        let listener = try rig.startListener(["--interval", "0"])
+        #expect(try TestTools.run("dunstctl", ["set-paused", "true"], environment: rig.environment).status == 0)
+        try listener.waitForLog("dunst paused")
+        var lines = listener.logLines.count
+        try rig.notifySend(["-a", "chat"])
+        try listener.waitForLog("chat: no sound: dunst is paused", after: lines)
+        try rig.notifySend(["-a", "alarm", "-u", "critical"])
+        try listener.waitForLog("alarm: finished", after: lines)
+        #expect(try TestTools.run("dunstctl", ["set-paused", "false"], environment: rig.environment).status == 0)
+        try listener.waitForLog("dunst resumed")
+        lines = listener.logLines.count
+        try rig.notifySend(["-a", "chat"])
+        try listener.waitForLog("chat: finished", after: lines)
+    }
+
+    @Test func swayncDoNotDisturbLetsOnlyCriticalSoundsThrough() throws {
+        let server = try rig.startServer(swaync: true)
+        let listener = try rig.startListener(["--interval", "0"])
+        try server.send("dnd on")
+        try listener.waitForLog("swaync's do not disturb is on")
+        let lines = listener.logLines.count
+        try rig.notifySend(["-a", "chat"])
+        try listener.waitForLog("chat: no sound: swaync's do not disturb is on", after: lines)
+        try rig.notifySend(["-a", "alarm", "-u", "critical"])
+        try listener.waitForLog("alarm: finished", after: lines)
+        try server.send("dnd off")
+        try listener.waitForLog("swaync's do not disturb is off")
+        try rig.notifySend(["-a", "chat"])
+        try listener.waitForLog("chat: finished", after: lines)
+    }
+
+    @Test func aServerThatPlaysSoundsKeepsListenQuietUntilAnotherTakesOver() throws {
+        let server = try rig.startServer(capabilities: "body,sound")
+        let listener = try rig.startListener()
+        let always = try rig.startListener(["--always"])
+        try listener.waitForLog("the notification server plays sounds itself: listen stays quiet")
+        try rig.notifySend(["-a", "chat"])
+        try listener.waitForLog("chat: no sound: the notification server plays its own sounds")
+        try always.waitForLog("chat: finished")
+
+        // Another server without sounds takes the name over: listen asks again.
+        try server.send("quit")
+        try listener.waitForLog("the notification server stopped")
+        _ = try rig.startServer(capabilities: "body")
+        try listener.waitForLog("the notification server plays no sounds: listen plays them")
+        try rig.notifySend(["-a", "mail"])
+        try listener.waitForLog("mail: finished")
+    }
+
+    /// 51 notifications as fast as notify-send sends them: one sound per app per interval, at
+    /// most --burst-limit in all, and the critical one always.
+    @Test func aBurstIsNotFiftySounds() throws {
+        _ = try rig.startServer()
+        let listener = try rig.startListener(["--interval", "60"])
+        let lines = listener.logLines.count
+        for n in 0..<40 { try rig.notifySend(["-a", "spam", "n\(n)"]) }
+        for n in 0..<10 { try rig.notifySend(["-a", "app\(n)"]) }
+        try rig.notifySend(["-a", "spam", "-u", "critical"])
+        try waitUntil("51 decisions", timeout: 20) {
+            listener.logLines.dropFirst(lines).filter { $0.contains(": plays ") || $0.contains(": no sound: ") }.count == 51
+        }
+        let played = listener.logLines.dropFirst(lines).filter { $0.contains(": plays ") }
+        #expect(played == ["spam: plays the default sound", "app0: plays the default sound", "app1: plays the default sound",
+                           "spam: plays the default critical sound (critical, volume 1.0)"])
+    }
+
+    /// A call rings until its notification is closed (by the server's signal, or a client's
+    /// CloseNotification), or for 30 s; an update of the ringing notification keeps it ringing.
+    /// A real clock (a PulseAudio null sink): a looping sound on the clockless tap would spin.
+    @Test func aRingtoneRingsUntilItsNotificationIsClosed() throws {
+        let pulse = try PulseServer.makePrivate()
+        let server = try rig.startServer()
+        let audio = pulse.environment.filter { $0.key != "DBUS_SESSION_BUS_ADDRESS" }
+        let listener = try rig.startListener(["--interval", "0"], environment: audio)
+
+        let first = try rig.notifySend(["-a", "phone", "-h", "string:category:call.incoming"])
+        try listener.waitForLog("phone: plays theme sound 'phone-incoming-call' (ringtone)")
+        let lines = listener.logLines.count
+        try rig.notifySend(["-a", "phone", "-r", "\(first)", "-h", "string:category:call.incoming", "still ringing"])
+        usleep(1_000_000)
+        #expect(listener.logLines.dropFirst(lines).allSatisfy { !$0.contains("phone: ") }, "the update neither stopped nor restarted it")
+        try server.send("close \(first)")
+        try listener.waitForLog("phone: cancelled", after: lines)
+
+        let second = try rig.notifySend(["-a", "voip", "-h", "boolean:x-noti-play-ringtone:true"])
+        try listener.waitForLog("voip: plays the default ringtone")
+        try rig.gdbus("CloseNotification", ["\(second)"])
+        try listener.waitForLog("voip: cancelled")
+
+        let started = Date()
+        try rig.notifySend(["-a", "forgotten", "-h", "string:category:call"])
+        try listener.waitForLog("forgotten: cancelled", timeout: 45)
+        let rang = Date().timeIntervalSince(started)
+        #expect(rang >= 29.9 && rang < 35, "a ringtone nobody closes ends after 30 s (rang \(rang) s)")
+    }
+
+    @Test func hostileNotificationsNeitherCrashNorBlockTheListener() throws {
+        _ = try rig.startServer()
+        let listener = try rig.startListener(["--interval", "0"])
+        let fifo = rig.folder.file("sound.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let notify = { (hints: String) throws in
+            try rig.gdbus("Notify", ["evil", "0", "", "s", "b", "[]", hints, "5000"])
+        }
+        // Wrong argument types: the server refuses it; listen says so and goes on.
+        try rig.gdbus("Notify", ["evil", "0", "x"])
+        try listener.waitForLog("ignored a Notify call from")
+        // Hints of the wrong types are not hints: the default sound.
+        var lines = listener.logLines.count
+        try notify("{'sound-name': <5>, 'urgency': <'high'>, 'suppress-sound': <'yes'>}")
+        try listener.waitForLog("evil: plays the default sound", after: lines)
+        try listener.waitForLog("evil: finished", after: lines)
+        for (hint, outcome) in [
+            ("{'sound-file': <'\(fifo)'>}", "is a FIFO, not a regular file"),
+            ("{'sound-file': <'/dev/zero'>}", "is a device, not a regular file"),
+            ("{'sound-file': <'/tmp/../etc/passwd'>}", "not a WAV, AIFF or CAF file"),
+            ("{'sound-name': <'../../../etc/passwd'>}", "the default sound plays instead"),
+            ("{'sound-name': <'\(String(repeating: "n", count: 100_000))'>}", "the default sound plays instead"),
+            ("{'sound-file': <'/\(String(repeating: "d/", count: 50_000))x.wav'>}", "evil: no sound:"),
+        ] {
+            lines = listener.logLines.count
+            try notify(hint)
+            try listener.waitForLog(outcome, after: lines)
+        }
+        // Thousands of hints: the first 4,096 are read, the rest only counted.
+        let many = (0..<5000).map { "'x-\($0)': <\($0)>" }.joined(separator: ", ")
+        lines = listener.logLines.count
+        try notify("{'category': <'im.received'>, \(many)}")
+        try listener.waitForLog("evil: plays theme sound 'message-new-instant'", after: lines)
+        // Still listening, and still playing.
+        lines = listener.logLines.count
+        try rig.notifySend(["-a", "fine"])
+        try listener.waitForLog("fine: finished", after: lines)
+        #expect(listener.poll() == nil)
+    }
+
+    @Test func aBusThatGoesAwayAndComesBackIsReconnected() throws {
+        _ = try rig.startServer()
+        let listener = try rig.startListener()
+        rig.stopBus()
+        try listener.waitForLog("lost the session bus")
+        try rig.startBus()
+        try listener.waitForLog("reconnected to the session bus")
+        _ = try rig.startServer()
+        try listener.waitForLog("the notification server plays no sounds", after: listener.logLines.count - 1)
+        try rig.notifySend(["-a", "back"])
+        try listener.waitForLog("back: finished")
+    }
+
+    /// Idle, the listener sleeps: none of its threads runs while nothing happens. SIGHUP
+    /// re-reads the configuration; SIGTERM ends it with status 0.
+    @Test func idleItNeverWakesAndSignalsEndItCleanly() throws {
+        _ = try rig.startServer()
+        let listener = try rig.startListener()
+        usleep(200_000)
+        let before = try Self.contextSwitches(listener.pid)
+        usleep(2_000_000)
+        let after = try Self.contextSwitches(listener.pid)
+        #expect(after == before, "threads woke while idle: \(before) → \(after) context switches")
+
+        try FileManager.default.createDirectory(atPath: rig.folder.file("config/noti-play"), withIntermediateDirectories: true)
+        try "notification-volume = 2\n".write(toFile: rig.folder.file("config/noti-play/noti-play.conf"), atomically: false, encoding: .utf8)
+        listener.signal(SIGHUP)
+        try listener.waitForLog("notification-volume must be from 0.0 to 1.0")
+        try listener.waitForLog("reloaded")
+        listener.signal(SIGTERM)
+        #expect(listener.wait() == 0)
+    }
+
+    @Test func withoutASessionBusItSaysSoAndFails() throws {
+        let listener = try rig.spawn(TestTools.notiPlay, ["listen"], environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus"])
+        #expect(listener.wait() == 1)
+        #expect(listener.stderr == "noti-play listen: cannot connect to the session bus at unix:path=/nonexistent/bus: No such file or directory\n")
+    }
+
+    /// Voluntary and involuntary context switches of every thread of `pid`.
+    static func contextSwitches(_ pid: pid_t) throws -> Int {
+        var total = 0
+        for task in try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") {
+            let status = try String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)
+            for line in status.split(separator: "\n") where line.hasSuffix("ctxt_switches") || line.contains("ctxt_switches:") {
+                total += Int(line.split(separator: "\t").last.map(String.init) ?? "") ?? 0
+            }
+        }
+        return total
+    }
+}
