@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs noti-play: the command, the C library with its header and pkg-config file, the
-# bundled sounds and the man page.
+# bundled sounds, the man page and the user service of `noti-play listen`.
 #
 #   scripts/install.sh [--prefix DIR] [--from BUILD_DIR]
 #
 # --prefix  where to install (default /usr/local): bin/noti-play, lib/libnoti-play.so.X.Y.Z with
 #           its SONAME link libnoti-play.so.X and development link libnoti-play.so,
 #           include/noti-play.h, lib/pkgconfig/noti-play.pc, share/noti-play/sounds/,
-#           share/man/man1/noti-play.1
+#           share/man/man1/noti-play.1, and the user unit noti-play-listen.service in
+#           lib/systemd/user (for /usr and /usr/local, where systemd looks) or else
+#           share/systemd/user (for a prefix such as ~/.local)
 # --from    install what an earlier `swift build` left in BUILD_DIR (e.g. .build/debug) instead
 #           of building release binaries now (the tests use this). A debug build's library
 #           loads the Swift runtime from the toolchain (through its own RUNPATH); only the
@@ -68,4 +70,13 @@ sed -e "s|@PREFIX@|$prefix|" -e "s|@VERSION@|$version|" \
     Sources/NotiPlayC/noti-play.pc.in > "$prefix/lib/pkgconfig/noti-play.pc"
 install -D -m 644 -t "$prefix/share/noti-play/sounds" Sounds/*.caf
 install -D -m 644 docs/noti-play.1 "$prefix/share/man/man1/noti-play.1"
+case "$prefix" in
+    /usr | /usr/ | /usr/local | /usr/local/) units="$prefix/lib/systemd/user" ;;
+    *) units="$prefix/share/systemd/user" ;;
+esac
+mkdir -p "$units"
+# The command's absolute path: a user unit has no PATH of the user's shell.
+bindir=$(cd "$prefix/bin" && pwd)
+sed -e "s|@BINDIR@|$bindir|" scripts/noti-play-listen.service > "$units/noti-play-listen.service"
+chmod 644 "$units/noti-play-listen.service"
 echo "installed noti-play $version in $prefix"
