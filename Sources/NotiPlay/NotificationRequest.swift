@@ -5,7 +5,7 @@
 /// | hint | what plays |
 /// | --- | --- |
 /// | `suppress-sound` true | nothing (silenced) |
-/// | `sound-file` | that file, untrusted: a regular file in a notification sound's formats |
+/// | `sound-file` | that file, untrusted: an absolute path (or a `file://` URI) to a regular file in a notification sound's formats |
 /// | `sound-name` | a file of that name in the app's sound folders (as `UNNotificationSound(named:)`), else the sound theme's sound of that name |
 /// | `category` | the theme sound for it (``soundName(forCategory:)``); `call`, `call.incoming`: a ringtone |
 /// | none of them | the default sound |
@@ -68,6 +68,39 @@ public struct NotificationRequest: Sendable, Hashable {
         }
     }
 
+    /// A `sound-file` hint as a path: some senders give a `file://` URI (`file:///a%20b.wav`,
+    /// `file://localhost/…`), which is decoded; anything else is the path itself.
+    static func path(fromHint hint: SoundPath) -> SoundPath {
+        var rest = hint.bytes[...]
+        for prefix in ["file://localhost/", "file:///"] where rest.starts(with: prefix.utf8) {
+            rest = rest.dropFirst(prefix.utf8.count - 1)
+            var decoded: [UInt8] = []
+            decoded.reserveCapacity(rest.count)
+            var index = rest.startIndex
+            while index < rest.endIndex {
+                if rest[index] == UInt8(ascii: "%"), index + 2 < rest.endIndex,
+                   let high = hexValue(rest[index + 1]), let low = hexValue(rest[index + 2]) {
+                    decoded.append(high << 4 | low)
+                    index += 3
+                } else {
+                    decoded.append(rest[index])
+                    index += 1
+                }
+            }
+            return SoundPath(bytes: decoded)
+        }
+        return hint
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
     /// Categories whose sound loops until the notification is closed.
     static func isCall(_ category: String?) -> Bool { category == "call" || category == "call.incoming" }
 
@@ -77,7 +110,7 @@ public struct NotificationRequest: Sendable, Hashable {
     /// The `UNNotificationSound` this request asks for, before the lookup.
     public var sound: NotificationSound {
         var sound: NotificationSound
-        if let soundFile, !soundFile.bytes.isEmpty { sound = .init(source: .notificationFile(soundFile)) }
+        if let soundFile, !soundFile.bytes.isEmpty { sound = .init(source: .notificationFile(Self.path(fromHint: soundFile))) }
         else if let soundName, !soundName.isEmpty { sound = .themeSound(soundName) }
         else if let category, let name = Self.soundName(forCategory: category) { sound = .themeSound(name) }
         else { sound = .default }

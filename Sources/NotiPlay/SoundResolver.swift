@@ -61,6 +61,8 @@ public struct SoundResolver: Sendable {
         case .file(let path):
             file = SoundFile(try Self.open(path), formats: .anyReadable)
         case .notificationFile(let path):
+            // Relative to what? The daemon's working folder means nothing to the sender.
+            guard path.bytes.first == UInt8(ascii: "/") else { throw .unreadable(path.description, "a notification's sound-file must be an absolute path") }
             file = SoundFile(try Self.open(path), formats: .notificationSound)
         }
 

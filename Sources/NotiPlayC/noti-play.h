@@ -118,7 +118,8 @@ void noti_play_free(noti_play *context);
  *
  * What plays, first match wins (README.md, "From a notification's hints to a sound"):
  *   suppress_sound                -> nothing (SILENCED)
- *   sound_file                    -> that file; untrusted: a regular file, WAV/AIFF/CAF in a
+ *   sound_file                    -> that file; untrusted: an absolute path (a file:// URI is
+ *                                    decoded) to a regular file, WAV/AIFF/CAF in a
  *                                    notification sound's encodings, the 30-second rule
  *   sound_name                    -> a file of that name in the app's sound folders (Apple's
  *                                    named sound), else the sound theme's sound of that name

@@ -30,7 +30,7 @@ import Testing
         try send(["-h", "string:sound-name:message-new-instant"], expect: "finished")
         try send(["-h", "string:category:im.received"], expect: "finished")
         try send(["-h", "boolean:suppress-sound:true", "-h", "string:sound-file:\(file)"], expect: "no sound: suppress-sound")
-        try send(["-u", "critical", "-h", "string:sound-file:\(critical)"], expect: "finished")
+        try send(["-u", "critical", "-h", "string:sound-file:file://\(critical)"], expect: "finished")
         #expect(listener.logLines.contains { $0.hasSuffix("plays \(critical) (critical, volume 1.0)") })
         // The last: the file plugin writes a sound's last buffer when the next sound pushes it out.
         try send([], expect: "finished")
@@ -169,6 +169,7 @@ import Testing
         for (hint, outcome) in [
             ("{'sound-file': <'\(fifo)'>}", "is a FIFO, not a regular file"),
             ("{'sound-file': <'/dev/zero'>}", "is a device, not a regular file"),
+            ("{'sound-file': <'Sounds/default.caf'>}", "must be an absolute path"),
             ("{'sound-file': <'/tmp/../etc/passwd'>}", "not a WAV, AIFF or CAF file"),
             ("{'sound-name': <'../../../etc/passwd'>}", "the default sound plays instead"),
             ("{'sound-name': <'\(String(repeating: "n", count: 100_000))'>}", "the default sound plays instead"),

@@ -390,6 +390,9 @@ import Testing
         #expect(NotificationRequest(suppressSound: true).suppressSound)
         #expect(NotificationRequest(soundFile: SoundPath("/a.wav"), soundName: "bell", category: "im.received").sound.source
             == .notificationFile(SoundPath("/a.wav")))
+        #expect(NotificationRequest(soundFile: SoundPath("file:///a%20b%C3%A9.wav")).sound.source == .notificationFile(SoundPath("/a bé.wav")))
+        #expect(NotificationRequest(soundFile: SoundPath("file://localhost/x%2")).sound.source == .notificationFile(SoundPath("/x%2")))
+        #expect(NotificationRequest(soundFile: SoundPath("file://host/x")).sound.source == .notificationFile(SoundPath("file://host/x")))
         #expect(NotificationRequest(soundName: "bell", category: "im.received").sound.source == .themeName("bell"))
         #expect(NotificationRequest(category: "im.received").sound.source == .themeName("message-new-instant"))
         #expect(NotificationRequest(category: "email.arrived").sound.source == .themeName("message-new-email"))
@@ -415,6 +418,9 @@ import Testing
         let refused = try await player.play(NotificationRequest(soundFile: SoundPath(fifo)))
         guard case .failed(.unreadable(_, let why)) = refused.result else { Issue.record("\(refused)"); return }
         #expect(why.contains("not a regular file"), "\(why)")
+        let relative = try await player.play(NotificationRequest(soundFile: SoundPath("Sounds/default.caf")))
+        guard case .failed(.unreadable(_, let because)) = relative.result else { Issue.record("\(relative)"); return }
+        #expect(because == "a notification's sound-file must be an absolute path")
         let missing = try await player.play(NotificationRequest(soundName: "no-such-sound-anywhere"))
         #expect(missing.result == .finished)
         #expect(missing.warnings.contains { $0.contains("the default sound plays instead") }, "\(missing.warnings)")
