@@ -24,7 +24,7 @@ packages=(
     dbus-daemon dbus-bin # the listen tests' private session bus; dbus-send, which dunstctl uses
     libglib2.0-bin       # gdbus: the listen tests' raw (and malformed) Notify calls
     libnotify-bin        # notify-send: the notifications people send
-    dunst xvfb xauth     # a real notification daemon, on a virtual X display (xvfb-run)
+    dunst xvfb           # a real notification daemon, on a virtual X display (Xvfb)
 )
 # Also used, from util-linux (Essential in Debian, always installed): prlimit bounds the memory
 # of `noti-play info` on malformed files, setpriv runs it as nobody on an unreadable file, unshare

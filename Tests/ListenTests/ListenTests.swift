@@ -48,9 +48,12 @@ import Testing
     @Test func dunstPausedLetsOnlyCriticalSoundsThrough() throws {
         try writeLevelWAV(rig.folder.file("dunstrc-sound.wav"), level: 0.25)
         try "[global]\n".write(toFile: rig.folder.file("dunstrc"), atomically: true, encoding: .utf8)
-        // dunst, the real notification daemon, on a virtual X display of its own.
-        let dunst = try rig.spawn("xvfb-run", ["-a", "dunst", "-config", rig.folder.file("dunstrc")])
-        defer { dunst.signal(SIGTERM); dunst.wait() }
+        // dunst, the real notification daemon, on a virtual X display of its own (Xvfb picks a
+        // free display and writes its number to standard output).
+        let display = try rig.spawn("Xvfb", ["-displayfd", "1", "-nolisten", "tcp"])
+        try waitUntil("Xvfb's display", timeout: 20) { display.stdout.hasSuffix("\n") || display.poll() != nil }
+        let number = try #require(Int(display.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "Xvfb: \(display.stderr)")
+        _ = try rig.spawn("dunst", ["-config", rig.folder.file("dunstrc")], environment: ["DISPLAY": ":\(number)"])
         try waitUntil("dunst to own org.freedesktop.Notifications", timeout: 20) {
             try TestTools.run("dunstctl", ["is-paused"], environment: rig.environment).status == 0
         }
