@@ -155,11 +155,11 @@ final class PlayerControl {
     private func start(_ prepared: Prepared, on engine: PlaybackEngine, _ key: EngineKey) {
         let core = self.core, id = prepared.id
         do {
-            let voice = try engine.play(prepared.source, volume: prepared.volume, critical: prepared.isCritical) { outcome in
+            let voice = try engine.play(prepared.source, volume: prepared.volume, critical: prepared.isCritical,
+                                        paused: sounds[id]?.paused == true) { outcome in
                 core.post(.voiceEnded(id, outcome))  // on the engine's worker: queued, nothing more
             }
             sounds[id]?.voice = voice
-            if sounds[id]?.paused == true { engine.setPaused(voice, true) }
             if case .open(_, .idle)? = devices[key] { devices[key] = .open(engine, .started) }
             if prepared.isCritical {
                 for case let (other, .open(otherEngine, _)) in devices where other != key { otherEngine.preemptNonCritical() }

@@ -191,10 +191,11 @@ public final class PlaybackEngine: @unchecked Sendable {
     /// A critical sound fades out every non-critical voice playing. When every voice is taken,
     /// the voice policy (above) decides which sound gives way, or refuses this one.
     /// `onFinish` is called exactly once, on the engine's worker thread (or in `close`), when the
-    /// voice ends; never when `play` throws.
+    /// voice ends; never when `play` throws. `paused`: the voice starts paused (a pause that came
+    /// before it had a voice), so not one frame plays before `setPaused(_:false)`.
     @discardableResult
     public func play(
-        _ decoder: any FrameSource, volume: Float = 1, critical: Bool = false,
+        _ decoder: any FrameSource, volume: Float = 1, critical: Bool = false, paused: Bool = false,
         onFinish: @escaping @Sendable (VoiceOutcome) -> Void = { _ in }
     ) throws(PlaybackError) -> VoiceID {
         guard volume >= 0 && volume <= 1 else { throw .volumeOutOfRange(volume) }
@@ -210,12 +211,14 @@ public final class PlaybackEngine: @unchecked Sendable {
             let slot = slots + index
             slot.pointee.ring.reset(channelCount: decoder.channelCount, minimumFrames: ringFrames)
             slot.pointee.stopRequested.store(false, ordering: .relaxed)
-            slot.pointee.paused.store(false, ordering: .relaxed)
+            slot.pointee.paused.store(paused, ordering: .relaxed)
             slot.pointee.endOfStream.store(false, ordering: .relaxed)
             slot.pointee.stoppedEarly.store(false, ordering: .relaxed)
             slot.pointee.framesPlayed.store(0, ordering: .relaxed)
             slot.pointee.targetGain.store(volume.bitPattern, ordering: .relaxed)
-            slot.pointee.currentGain = volume  // no ramp in: the sound's own start is its onset
+            // No ramp in: the sound's own start is its onset. Started paused, it is silent and
+            // fades in when resumed.
+            slot.pointee.currentGain = paused ? 0 : volume
             slot.pointee.isCritical = critical
             state.voices[index] = record  // from here stop(id) reaches it
             return index
