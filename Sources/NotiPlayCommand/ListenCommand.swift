@@ -19,7 +19,7 @@ struct ListenCommand: ParsableCommand {
             quiet when the notification server plays sounds itself (its capabilities list "sound"), \
             while dunst is paused or swaync's do-not-disturb is on (critical sounds still play), and \
             during the quiet hours of noti-play.conf. SIGHUP re-reads noti-play.conf; SIGTERM and \
-            SIGINT end it (status 0).
+            SIGINT end it (status 0). An update of a notification (replaces_id) plays nothing unless it names its own sound or is critical.
             """
     )
 

@@ -34,10 +34,14 @@ struct ListenRules {
     }
 
     /// Decides for one notification from `app` (its desktop entry or name) at `now` (seconds on
-    /// a monotonic clock), and counts it when it plays.
-    mutating func decide(_ request: NotificationRequest, app: String, at now: Double) -> Decision {
+    /// a monotonic clock), and counts it when it plays. `isUpdate`: it replaces a notification
+    /// (`replaces_id`): a progress bar or a track change, silent unless it names its own sound.
+    mutating func decide(_ request: NotificationRequest, app: String, isUpdate: Bool = false, at now: Double) -> Decision {
         if serverPlaysSound && !settings.always { return .skip("the notification server plays its own sounds (--always overrides)") }
         if request.suppressSound { return .skip("suppress-sound") }
+        if isUpdate && request.soundFile == nil && request.soundName == nil && request.urgency != .critical {
+            return .skip("an update of a notification names no sound of its own")
+        }
         // Critical sounds pass do-not-disturb and are never rate limited, as on iOS.
         if request.urgency == .critical { return .play }
         if dunstPaused { return .skip("dunst is paused (do not disturb)") }

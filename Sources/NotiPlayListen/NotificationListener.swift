@@ -185,7 +185,7 @@ public final class NotificationListener {
             if request.sound.isRingtone { return }
             stop(ringtones.stop(id: replaced))
         }
-        switch rules.decide(request, app: app, at: now) {
+        switch rules.decide(request, app: app, isUpdate: notify.replaces != nil, at: now) {
         case .skip(let why):
             if configuration.verbose { log("\(label): no sound: \(why)") }
         case .play:

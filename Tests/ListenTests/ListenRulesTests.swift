@@ -41,6 +41,13 @@ import Testing
         #expect(!rules.serverPlaysSound)
     }
 
+    @Test mutating func anUpdateIsSilentUnlessItNamesASoundOrIsCritical() {
+        #expect(rules.decide(normal, app: "player", isUpdate: true, at: 1) == .skip("an update of a notification names no sound of its own"))
+        #expect(rules.decide(NotificationRequest(appName: "chat", category: "im.received"), app: "chat", isUpdate: true, at: 1) != .play)
+        #expect(rules.decide(NotificationRequest(appName: "chat", soundName: "bell"), app: "chat", isUpdate: true, at: 1) == .play)
+        #expect(rules.decide(critical, app: "alarm", isUpdate: true, at: 1) == .play)
+    }
+
     @Test mutating func suppressSoundWinsOverEverything() {
         let suppressed = NotificationRequest(appName: "chat", suppressSound: true, urgency: .critical)
         #expect(rules.decide(suppressed, app: "chat", at: 1) == .skip("suppress-sound"))

@@ -32,6 +32,10 @@ import Testing
         try send(["-h", "boolean:suppress-sound:true", "-h", "string:sound-file:\(file)"], expect: "no sound: suppress-sound")
         try send(["-u", "critical", "-h", "string:sound-file:file://\(critical)"], expect: "finished")
         #expect(listener.logLines.contains { $0.hasSuffix("plays \(critical) (critical, volume 1.0)") })
+        // An update (replaces_id) is silent unless it names its own sound.
+        let updated = try rig.notifySend(["-a", "progress"])
+        try listener.waitForLog("progress: finished")
+        try send(["-a", "progress", "-r", "\(updated)"], expect: "progress: no sound: an update of a notification names no sound of its own")
         // The last: the file plugin writes a sound's last buffer when the next sound pushes it out.
         try send([], expect: "finished")
         #expect(listener.logLines.contains("notify-send: plays the default sound"))
