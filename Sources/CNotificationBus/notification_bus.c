@@ -59,6 +59,7 @@ static struct {
     int (*message_exit_container)(sd_bus_message *);
     int (*message_peek_type)(sd_bus_message *, char *, const char **);
     void (*error_free)(sd_bus_error *);
+    int (*set_method_call_timeout)(sd_bus *, uint64_t);  /* optional (systemd 240) */
 } sd;
 static const char *load_failure;
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -102,6 +103,7 @@ static void load(void) {
         && RESOLVE(library, message_peek_type, "sd_bus_message_peek_type")
         && RESOLVE(library, error_free, "sd_bus_error_free");
     if (!resolved) load_failure = "libsystemd.so.0 lacks an sd-bus function listen needs";
+    RESOLVE(library, set_method_call_timeout, "sd_bus_set_method_call_timeout");
 }
 
 const char *nb_load(void) {
@@ -141,8 +143,9 @@ static int session_address(const char *given, char *address, size_t size, char *
 /* Match rules, each as narrow as the bus allows: a rule whose sender is a well-known name
  * matches only messages from that name's owner at the time. */
 static const char *const monitor_rules[] = {
-    "type='method_call',interface='" NOTIFICATIONS "',member='Notify'",
-    "type='method_call',interface='" NOTIFICATIONS "',member='CloseNotification'",
+    /* Calls that reach a server: one sent elsewhere shows nothing, so it must sound nothing. */
+    "type='method_call',destination='" NOTIFICATIONS "',interface='" NOTIFICATIONS "',member='Notify'",
+    "type='method_call',destination='" NOTIFICATIONS "',interface='" NOTIFICATIONS "',member='CloseNotification'",
     "type='method_return',sender='" NOTIFICATIONS "'",
     "type='error',sender='" NOTIFICATIONS "'",
     "type='signal',sender='" NOTIFICATIONS "',interface='" NOTIFICATIONS "',member='NotificationClosed'",
@@ -189,6 +192,9 @@ int nb_open(const char *given, nb_role role, nb_bus **out, char *error, size_t e
     if (r >= 0) r = sd.set_address(bus->bus, address);
     if (r >= 0) r = sd.set_bus_client(bus->bus, 1);
     if (r >= 0 && role == NB_MONITOR) r = sd.set_monitor(bus->bus, 1);
+    /* A bus that accepts the connection and then never answers must not hold listen (and its
+     * SIGTERM) for sd-bus's default 25 s per call. */
+    if (r >= 0 && sd.set_method_call_timeout) r = sd.set_method_call_timeout(bus->bus, MONITOR_TIMEOUT_USEC);
     if (r >= 0) r = sd.start(bus->bus);
     if (r < 0) {
         char what[4200];

@@ -35,11 +35,12 @@ struct ListenRules {
 
     /// Decides for one notification from `app` (its desktop entry or name) at `now` (seconds on
     /// a monotonic clock), and counts it when it plays. `isUpdate`: it replaces a notification
-    /// (`replaces_id`): a progress bar or a track change, silent unless it names its own sound.
+    /// that is still open (`replaces_id`): a progress bar or a track change, silent unless it
+    /// names its own sound, is critical or is a call.
     mutating func decide(_ request: NotificationRequest, app: String, isUpdate: Bool = false, at now: Double) -> Decision {
         if serverPlaysSound && !settings.always { return .skip("the notification server plays its own sounds (--always overrides)") }
         if request.suppressSound { return .skip("suppress-sound") }
-        if isUpdate && request.soundFile == nil && request.soundName == nil && request.urgency != .critical {
+        if isUpdate && request.soundFile == nil && request.soundName == nil && request.urgency != .critical && !request.sound.isRingtone {
             return .skip("an update of a notification names no sound of its own")
         }
         // Critical sounds pass do-not-disturb and are never rate limited, as on iOS.
@@ -65,6 +66,24 @@ struct ListenRules {
         // Bounded by the burst limit per interval, so this stays small.
         lastSound = lastSound.filter { $0.value > cutoff }
     }
+}
+
+/// The notifications the server has open, as far as listen saw them (the ids of its replies,
+/// until closed), so that a `replaces_id` is an update only while its notification is open:
+/// a new call in a closed call's slot rings. Bounded: the oldest are forgotten.
+struct OpenNotifications {
+    static let limit = 1024
+    private var ids: [UInt32] = []
+
+    mutating func opened(_ id: UInt32) {
+        ids.removeAll { $0 == id }
+        ids.append(id)
+        if ids.count > Self.limit { ids.removeFirst(ids.count - Self.limit) }
+    }
+
+    mutating func closed(_ id: UInt32) { ids.removeAll { $0 == id } }
+    mutating func removeAll() { ids.removeAll() }
+    func contains(_ id: UInt32) -> Bool { ids.contains(id) }
 }
 
 /// The ringtones listen is playing, each until its notification is closed or 30 s pass. A

@@ -41,6 +41,10 @@ public final class NotificationListener {
     private let log: @Sendable (String) -> Void
     private var rules: ListenRules
     private var ringtones = Ringtones()
+    private var open = OpenNotifications()
+    /// Malformed calls are logged once a second at most, with the count since the last line.
+    private var malformedSince = 0
+    private var malformedLoggedAt = -Double.infinity
     private var player: NotificationSoundPlayer
     private var monitor: BusConnection?
     private var client: BusConnection?
@@ -78,7 +82,7 @@ public final class NotificationListener {
         guard signalDescriptor >= 0 else { throw .system("cannot watch for signals: \(String(cString: strerror(errno)))") }
         defer { Glibc.close(signalDescriptor) }
         try connect()
-        if configuration.verbose { log("listening to notifications on the session bus") }
+        log("listening to notifications on the session bus")
         while true {
             var descriptors = [pollfd(fd: signalDescriptor, events: Int16(POLLIN), revents: 0)]
             for bus in [monitor, client].compactMap({ $0 }) {
@@ -139,17 +143,27 @@ public final class NotificationListener {
         case .notify(let notify):
             handle(notify, at: now)
         case .malformed(let sender, let member):
-            log("ignored a \(member) call from \(sender): its arguments are not the Desktop Notifications Specification's")
+            malformedSince += 1
+            if now - malformedLoggedAt >= 1 {
+                let more = malformedSince > 1 ? " (and \(malformedSince - 1) more since the last such line)" : ""
+                log("ignored a \(member) call from \(sender): its arguments are not the Desktop Notifications Specification's" + more)
+                (malformedSince, malformedLoggedAt) = (0, now)
+            }
         case .reply(let call, let id?):
+            open.opened(id)
             ringtones.replied(call, id: id)
         case .reply:
             break
         case .errorReply(let call):
             stop(ringtones.stop(call: call))
         case .closeCall(let id), .closed(let id):
+            open.closed(id)
             stop(ringtones.stop(id: id))
         case .serverOwner(let present):
             rules.serverChanged()
+            // Its notifications went with it: a call that nobody can see or dismiss stops ringing.
+            open.removeAll()
+            stop(ringtones.removeAll())
             if present {
                 client?.query(NB_QUERY_CAPABILITIES)
                 client?.query(NB_QUERY_DUNST_PAUSED)
@@ -185,7 +199,7 @@ public final class NotificationListener {
             if request.sound.isRingtone { return }
             stop(ringtones.stop(id: replaced))
         }
-        switch rules.decide(request, app: app, isUpdate: notify.replaces != nil, at: now) {
+        switch rules.decide(request, app: app, isUpdate: notify.replaces.map(open.contains) ?? false, at: now) {
         case .skip(let why):
             if configuration.verbose { log("\(label): no sound: \(why)") }
         case .play:

@@ -46,6 +46,17 @@ import Testing
         #expect(rules.decide(NotificationRequest(appName: "chat", category: "im.received"), app: "chat", isUpdate: true, at: 1) != .play)
         #expect(rules.decide(NotificationRequest(appName: "chat", soundName: "bell"), app: "chat", isUpdate: true, at: 1) == .play)
         #expect(rules.decide(critical, app: "alarm", isUpdate: true, at: 1) == .play)
+        #expect(rules.decide(NotificationRequest(appName: "phone", category: "call.incoming"), app: "phone", isUpdate: true, at: 1) == .play)
+    }
+
+    @Test func onlyAnOpenNotificationCanBeUpdated() {
+        var open = OpenNotifications()
+        open.opened(7)
+        #expect(open.contains(7) && !open.contains(8))
+        open.closed(7)
+        #expect(!open.contains(7))
+        for id in 0..<UInt32(OpenNotifications.limit + 10) { open.opened(id) }
+        #expect(!open.contains(9) && open.contains(10) && open.contains(UInt32(OpenNotifications.limit + 9)))
     }
 
     @Test mutating func suppressSoundWinsOverEverything() {

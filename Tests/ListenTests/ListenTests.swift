@@ -144,6 +144,12 @@ import Testing
         #expect(listener.logLines.dropFirst(lines).allSatisfy { !$0.contains("phone: ") }, "the update neither stopped nor restarted it")
         try server.send("close \(first)")
         try listener.waitForLog("phone: cancelled", after: lines)
+        // A new call in the closed call's slot (replaces_id of a closed notification) rings.
+        let again = listener.logLines.count
+        try rig.notifySend(["-a", "phone", "-r", "\(first)", "-h", "string:category:call.incoming", "again"])
+        try listener.waitForLog("phone: plays theme sound 'phone-incoming-call' (ringtone)", after: again)
+        try server.send("close \(first)")
+        try listener.waitForLog("phone: cancelled", after: again)
 
         let second = try rig.notifySend(["-a", "voip", "-h", "boolean:x-noti-play-ringtone:true"])
         try listener.waitForLog("voip: plays the default ringtone")
@@ -168,6 +174,11 @@ import Testing
         // Wrong argument types: the server refuses it; listen says so and goes on.
         try rig.gdbus("Notify", ["evil", "0", "x"])
         try listener.waitForLog("ignored a Notify call from")
+        // A Notify sent to another name reaches no notification server: no sound.
+        let elsewhere = try TestTools.run("gdbus", ["call", "--session", "--dest", "org.example.Nobody", "--object-path",
+            "/org/freedesktop/Notifications", "--method", "org.freedesktop.Notifications.Notify",
+            "ghost", "0", "", "s", "b", "[]", "{}", "5000"], environment: rig.environment)
+        #expect(elsewhere.status != 0)
         // Hints of the wrong types are not hints: the default sound.
         var lines = listener.logLines.count
         try notify("{'sound-name': <5>, 'urgency': <'high'>, 'suppress-sound': <'yes'>}")
@@ -196,6 +207,7 @@ import Testing
         try rig.notifySend(["-a", "fine"])
         try listener.waitForLog("fine: finished", after: lines)
         #expect(listener.poll() == nil)
+        #expect(!listener.logLines.contains { $0.hasPrefix("ghost:") }, "a call to another name played")
     }
 
     @Test func aBusThatGoesAwayAndComesBackIsReconnected() throws {

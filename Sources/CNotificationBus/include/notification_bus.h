@@ -79,8 +79,9 @@ typedef struct {
 const char *nb_load(void);
 
 /* Connects to `address` (NULL: $DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus) in `role`.
- * 0, or -errno with a one-line reason in `error`. Blocks for at most 5 s (the monitor's
- * BecomeMonitor call). */
+ * 0, or -errno with a one-line reason in `error`. Blocks: at most 5 s for each call once the bus
+ * has authenticated the connection, but a bus that accepts a connection and never answers it
+ * (a stopped dbus-daemon) holds it for sd-bus's authentication timeout, 90 s. */
 int nb_open(const char *address, nb_role role, nb_bus **bus, char *error, size_t error_size);
 void nb_close(nb_bus *bus);
 
