@@ -19,15 +19,15 @@ struct ListenCommand: ParsableCommand {
             hint x-noti-play-ringtone) rings until its notification is closed or 30 s pass. It stays \
             quiet when the notification server plays sounds itself (its capabilities list "sound"), \
             while dunst is paused or swaync's do-not-disturb is on (critical sounds still play), and \
-            during the quiet hours of noti-play.conf. SIGHUP re-reads noti-play.conf; SIGTERM and \
-            SIGINT end it (status 0). An update of a notification (replaces_id) plays nothing unless it names its own sound or is critical.
+            during noti-play.conf's do-not-disturb and quiet hours. SIGHUP re-reads noti-play.conf; SIGTERM and \
+            SIGINT end it (status 0). An update of an open notification (replaces_id) plays nothing unless it names its own sound, is critical or is a call.
             """
     )
 
     @Flag(help: "Play even when the notification server says it plays sounds itself.")
     var always = false
 
-    @Option(help: ArgumentHelp("One sound per app in this many seconds (critical sounds always play).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("One sound per app in this many seconds (critical sounds always play; 0: no rate limit).", valueName: "seconds"))
     var interval: Double = 1
 
     @Option(name: .customLong("burst-limit"), help: ArgumentHelp("At most this many sounds of all apps together per interval.", valueName: "count"))

@@ -11,7 +11,7 @@ struct NotiPlay: ParsableCommand {
             noti-play info FILE... [--json]
             noti-play convert IN OUT [-f caff|WAVE|AIFF|AIFC] [-d FORMAT[@RATE]]
             noti-play check FILE [--attachment]
-            noti-play listen [--always] [--interval SECONDS] [--verbose]
+            noti-play listen [--always] [--interval SECONDS] [--burst-limit N] [--device NAME] [--verbose]
             """,
         subcommands: [PlayCommand.self, InfoCommand.self, ConvertCommand.self, CheckCommand.self, ListenCommand.self],
         defaultSubcommand: PlayCommand.self
