@@ -249,25 +249,8 @@ int main(void) {
 }
 """
 
-BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:path={socket}</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-  <!-- a session bus's limits (Debian's session.conf), so that a burst is not refused -->
-  <limit name="max_incoming_bytes">1000000000</limit>
-  <limit name="max_outgoing_bytes">1000000000</limit>
-  <limit name="max_message_size">1000000000</limit>
-  <limit name="max_replies_per_connection">50000</limit>
-  <limit name="max_match_rules_per_connection">50000</limit>
-</busconfig>
-"""
+# The private bus, as the tests have it: monitoring allowed, a session bus's limits.
+BUS_CONFIG = os.path.join(REPOSITORY, "Tests/ListenScenarios/private-session-bus.conf")
 
 # The sink first: once the socket exists, clients may connect.
 PULSE_SCRIPT = """load-module module-null-sink sink_name={sink} format=s16le rate=44100 channels=2
@@ -728,7 +711,8 @@ def measure(arguments, folder, children):
 
     # The bus and the notification server.
     with open(os.path.join(folder, "bus.conf"), "w") as file:
-        file.write(BUS_CONFIG.format(socket=os.path.join(folder, "bus")))
+        with open(BUS_CONFIG) as template:
+            file.write(template.read().replace("@SOCKET@", os.path.join(folder, "bus")))
     bus = children.start("dbus-daemon", ["dbus-daemon", f"--config-file={os.path.join(folder, 'bus.conf')}", "--nofork",
                                          "--print-address=1"], stdout=subprocess.PIPE, stderr=logs, env=base)
     address = Lines("dbus-daemon", bus.stdout)

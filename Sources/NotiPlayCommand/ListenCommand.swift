@@ -1,6 +1,5 @@
 import ArgumentParser
 import NotiPlayListen
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -58,10 +57,8 @@ struct ListenCommand: ParsableCommand {
         configuration.device = device
         configuration.address = address
         configuration.verbose = verbose
-        // Two threads log (the listener's and the player's callback thread): a line at a time.
-        let logLock = Mutex(())
         let listener = NotificationListener(configuration: configuration) { line in
-            logLock.withLock { _ in Output.standardError("noti-play listen: " + line) }
+            Output.standardError("noti-play listen: " + line)
         }
         do {
             _ = try listener.run(signals: signals)

@@ -5,21 +5,25 @@ import Musl
 #endif
 import ArgumentParser
 import NotiPlayDecoder
+import Synchronization
 
 /// Writing to the terminal without Foundation: the command starts in a few milliseconds.
 enum Output {
-    /// Writes one line: control characters in it (from a path, a device name) are escaped, so
-    /// it stays one line and cannot steer the terminal.
+    /// One line at a time: several threads write (listen's loop and the player's callbacks).
+    private static let standardErrorLock = Mutex(())
+
+    /// Writes one line, whole, even when other threads write too: control characters in it (from
+    /// a path, a device name) are escaped, so it stays one line and cannot steer the terminal.
     static func standardError(_ line: String) {
         var text = PrintableText.escaped(line) + "\n"
-        text.withUTF8 { bytes in
+        standardErrorLock.withLock { _ in text.withUTF8 { bytes in
             var offset = 0
             while offset < bytes.count {
                 let n = write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
                 if n <= 0 { break }
                 offset += n
             }
-        }
+        } }
     }
 
     /// Writes `text` to standard output, all of it, or prints the one line that says why it

@@ -105,8 +105,9 @@ struct Ringtones {
     /// Records a ringtone that started for `call`; returns the playbacks to stop to stay within the limit.
     mutating func started(_ playback: PlaybackID, call: CallKey, at now: Double) -> [PlaybackID] {
         ringing.append(Ringing(playback: playback, call: call, id: nil, deadline: now + Self.maximumDuration))
-        guard ringing.count > Self.limit else { return [] }
-        return ringing.takeFirst(ringing.count - Self.limit).map(\.playback)
+        let excess = max(0, ringing.count - Self.limit)
+        defer { ringing.removeFirst(excess) }
+        return ringing.prefix(excess).map(\.playback)
     }
 
     /// The server answered `call` with the notification's id.
@@ -134,14 +135,5 @@ struct Ringtones {
         let stopped = ringing.filter(matches).map(\.playback)
         ringing.removeAll(where: matches)
         return stopped
-    }
-}
-
-extension Array {
-    /// Removes and returns the first `count` elements.
-    fileprivate mutating func takeFirst(_ count: Int) -> [Element] {
-        let first = Array(prefix(count))
-        removeSubrange(0..<Swift.min(count, self.count))
-        return first
     }
 }

@@ -44,18 +44,8 @@ final class ListenRig {
 
     /// Starts the session bus (again, at the same address, after `stopBus()`).
     func startBus() throws {
-        let config = """
-            <busconfig>
-              <type>session</type>
-              <listen>\(address)</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default">
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-            """
+        let config = try String(contentsOfFile: Self.scenario("private-session-bus.conf"), encoding: .utf8)
+            .replacingOccurrences(of: "@SOCKET@", with: folder.file("bus"))
         try config.write(toFile: folder.file("bus.conf"), atomically: true, encoding: .utf8)
         unlink(folder.file("bus"))
         bus = try spawn("dbus-daemon", ["--config-file=" + folder.file("bus.conf"), "--nofork", "--nopidfile"])
@@ -74,13 +64,18 @@ final class ListenRig {
         return child
     }
 
+    /// A file of Tests/ListenScenarios, shared with scripts/measure-listen.py.
+    static func scenario(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../ListenScenarios/\(name)").standardized.path
+    }
+
     // MARK: The notification server
 
     /// The test's notification server, compiled once per test run.
     static let fakeServer: Result<String, Error> = Result {
         let output = NSTemporaryDirectory() + "noti-play-fake-notification-server-\(getpid())"
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../ListenScenarios/fake-notification-server.c").standardized.path
+        let source = scenario("fake-notification-server.c")
         let result = try TestTools.run("cc", ["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1", "-o", output, source, "-lsystemd"])
         guard result.status == 0 else { throw RigFailure("cc fake-notification-server.c", result.stderr) }
         return output

@@ -49,8 +49,25 @@ import Testing
         #expect(levels.count > 4, "the bundled default sound reached the device too")
     }
 
+    /// With do-not-disturb on, a normal notification gives `silence` and a critical one plays;
+    /// off again, the normal one plays.
+    func expectOnlyCriticalSounds(_ listener: ChildProcess, turnOn: () throws -> Void, on: String, silence: String,
+                                  turnOff: () throws -> Void, off: String) throws {
+        try turnOn()
+        try listener.waitForLog(on)
+        var lines = listener.logLines.count
+        try rig.notifySend(["-a", "chat"])
+        try listener.waitForLog("chat: no sound: " + silence, after: lines)
+        try rig.notifySend(["-a", "alarm", "-u", "critical"])
+        try listener.waitForLog("alarm: finished", after: lines)
+        try turnOff()
+        try listener.waitForLog(off)
+        lines = listener.logLines.count
+        try rig.notifySend(["-a", "chat"])
+        try listener.waitForLog("chat: finished", after: lines)
+    }
+
     @Test func dunstPausedLetsOnlyCriticalSoundsThrough() throws {
-        try writeLevelWAV(rig.folder.file("dunstrc-sound.wav"), level: 0.25)
         try "[global]\n".write(toFile: rig.folder.file("dunstrc"), atomically: true, encoding: .utf8)
         // dunst, the real notification daemon, on a virtual X display of its own (Xvfb picks a
         // free display and writes its number to standard output).
@@ -62,34 +79,25 @@ import Testing
             try TestTools.run("dunstctl", ["is-paused"], environment: rig.environment).status == 0
         }
         let listener = try rig.startListener(["--interval", "0"])
-        #expect(try TestTools.run("dunstctl", ["set-paused", "true"], environment: rig.environment).status == 0)
-        try listener.waitForLog("dunst paused")
-        var lines = listener.logLines.count
-        try rig.notifySend(["-a", "chat"])
-        try listener.waitForLog("chat: no sound: dunst is paused", after: lines)
-        try rig.notifySend(["-a", "alarm", "-u", "critical"])
-        try listener.waitForLog("alarm: finished", after: lines)
-        #expect(try TestTools.run("dunstctl", ["set-paused", "false"], environment: rig.environment).status == 0)
-        try listener.waitForLog("dunst resumed")
-        lines = listener.logLines.count
-        try rig.notifySend(["-a", "chat"])
-        try listener.waitForLog("chat: finished", after: lines)
+        func dunstctl(_ arguments: String...) throws {
+            let result = try TestTools.run("dunstctl", arguments, environment: rig.environment)
+            #expect(result.status == 0, "dunstctl \(arguments): \(result.stderr)")
+        }
+        try expectOnlyCriticalSounds(
+            listener,
+            turnOn: { try dunstctl("set-paused", "true") },
+            on: "dunst paused", silence: "dunst is paused",
+            turnOff: { try dunstctl("set-paused", "false") },
+            off: "dunst resumed")
     }
 
     @Test func swayncDoNotDisturbLetsOnlyCriticalSoundsThrough() throws {
         let server = try rig.startServer(swaync: true)
         let listener = try rig.startListener(["--interval", "0"])
-        try server.send("dnd on")
-        try listener.waitForLog("swaync's do not disturb is on")
-        let lines = listener.logLines.count
-        try rig.notifySend(["-a", "chat"])
-        try listener.waitForLog("chat: no sound: swaync's do not disturb is on", after: lines)
-        try rig.notifySend(["-a", "alarm", "-u", "critical"])
-        try listener.waitForLog("alarm: finished", after: lines)
-        try server.send("dnd off")
-        try listener.waitForLog("swaync's do not disturb is off")
-        try rig.notifySend(["-a", "chat"])
-        try listener.waitForLog("chat: finished", after: lines)
+        try expectOnlyCriticalSounds(
+            listener, turnOn: { try server.send("dnd on") }, on: "swaync's do not disturb is on",
+            silence: "swaync's do not disturb is on",
+            turnOff: { try server.send("dnd off") }, off: "swaync's do not disturb is off")
     }
 
     @Test func aServerThatPlaysSoundsKeepsListenQuietUntilAnotherTakesOver() throws {
