@@ -42,8 +42,6 @@ struct NotifyCall: Equatable {
     /// The id of the notification this one replaces, if any.
     var replaces: UInt32?
     var request: NotificationRequest
-    /// How many hints the notification carried (all of them, also those listen ignores).
-    var hintCount: Int
 }
 
 /// A connection to the session bus through sd-bus: a monitor of the notification traffic, or an
@@ -123,7 +121,7 @@ final class BusConnection {
             )
             let call = CallKey(sender: text(event.sender) ?? "", serial: event.serial)
             return .notify(NotifyCall(call: call, replaces: event.has_id != 0 ? event.id : nil,
-                                      request: request, hintCount: Int(hints.hint_count)))
+                                      request: request))
         case NB_EVENT_MALFORMED:
             return .malformed(sender: text(event.sender) ?? "?", member: text(event.member) ?? "?")
         case NB_EVENT_REPLY:

@@ -205,7 +205,7 @@ import Testing
             try notify(hint)
             try listener.waitForLog(outcome, after: lines)
         }
-        // Thousands of hints: the first 4,096 are read, the rest only counted.
+        // Thousands of hints: the first 4,096 are read, the rest skipped.
         let many = (0..<5000).map { "'x-\($0)': <\($0)>" }.joined(separator: ", ")
         lines = listener.logLines.count
         try notify("{'category': <'im.received'>, \(many)}")
