@@ -23,12 +23,11 @@ private func player(_ context: OpaquePointer?) -> NotificationSoundPlayer? {
     context.map { Unmanaged<NotificationSoundPlayer>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
 }
 
-/// noti-play.h's NOTI_PLAY_VERSION_* (CLibraryTests compiles a C check that the two agree).
-private let version: StaticString = "0.2.0"
-
+/// NotiPlayVersion, the one Swift place the version is written (a static string: the pointer
+/// stays valid for ever).
 @_cdecl("noti_play_version")
 public func noti_play_version() -> UnsafePointer<CChar> {
-    UnsafeRawPointer(version.utf8Start).assumingMemoryBound(to: CChar.self)
+    UnsafeRawPointer(NotiPlayVersion.text.utf8Start).assumingMemoryBound(to: CChar.self)
 }
 
 @_cdecl("noti_play_new")
