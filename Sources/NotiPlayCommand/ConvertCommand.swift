@@ -55,6 +55,13 @@ struct ConvertCommand: ParsableCommand {
         var status = ExitCode.failure.rawValue
 
         /// A signal ended the conversion: the shell's 128 + signal, as if it had killed us.
+        /// The options cannot work whatever the input (an unknown -f or -d, an output name that
+        /// names no container, a container that cannot hold -d's encoding): EX_USAGE, 64, as
+        /// ArgumentParser's own usage errors. What depends on the files is 1.
+        static func usage(_ message: String, path: String? = nil) -> Self {
+            .init(path: path, message: message, status: ExitCode.validationFailure.rawValue)
+        }
+
         static func interrupted(by signal: Int32, output: String) -> Self {
             .init(path: output, message: "not written: interrupted by \(HeldSignals.name(signal))", status: 128 + signal)
         }
@@ -68,6 +75,9 @@ struct ConvertCommand: ParsableCommand {
         let outputName = PrintableText.path(outputPath)
         let container = try Self.container(fileFormat: fileFormat, output: output, shownAs: outputName)
         let requested = try dataFormat.map { (text) throws(ConvertFailure) in try Self.dataFormat(text) }
+        if let asked = requested?.encoding, let refusal = SoundFormat.refusal(Self.flavour(of: asked, in: container), in: container) {
+            throw .usage(refusal, path: outputName)
+        }
 
         let (decoder, sourceEncoding) = try Self.open(inputPath, shownAs: inputName)
 
@@ -77,9 +87,7 @@ struct ConvertCommand: ParsableCommand {
         var encoding = requested?.encoding
             ?? sourceEncoding.map { SoundFormat.closestEncoding(to: $0, in: container) }
             ?? SoundFormat.closestEncoding(to: .linearPCM(.init(bitsPerSample: 16, isFloat: false, isBigEndian: false)), in: container)
-        // afconvert's `ima4` means the container's own IMA ADPCM flavour.
-        if encoding == .appleIMA4 && container == .wave { encoding = .imaADPCM }
-        if encoding == .imaADPCM && container != .wave { encoding = .appleIMA4 }
+        encoding = Self.flavour(of: encoding, in: container)
         let format = SoundFormat(
             container: container, encoding: encoding, sampleRate: decoder.sampleRate, channelCount: decoder.channelCount)
 
@@ -129,6 +137,13 @@ struct ConvertCommand: ParsableCommand {
         }
     }
 
+    /// afconvert's `ima4` means the container's own IMA ADPCM flavour.
+    static func flavour(of encoding: Encoding, in container: Container) -> Encoding {
+        if encoding == .appleIMA4 && container == .wave { return .imaADPCM }
+        if encoding == .imaADPCM && container != .wave { return .appleIMA4 }
+        return encoding
+    }
+
     static func container(fileFormat: String?, output: String, shownAs outputName: String) throws(ConvertFailure) -> Container {
         if let fileFormat {
             switch fileFormat.lowercased() {
@@ -136,7 +151,7 @@ struct ConvertCommand: ParsableCommand {
             case "wave", "wav": return .wave
             case "aiff", "aif": return .aiff
             case "aifc": return .aifc
-            default: throw .init(path: nil, message: "unknown file format '\(fileFormat)' for -f; use caff, WAVE, AIFF or AIFC")
+            default: throw .usage("unknown file format '\(fileFormat)' for -f; use caff, WAVE, AIFF or AIFC")
             }
         }
         let name = output.split(separator: "/").last ?? ""
@@ -147,7 +162,7 @@ struct ConvertCommand: ParsableCommand {
         case "aif", "aiff": return .aiff
         case "aifc": return .aifc
         default:
-            throw .init(path: outputName, message: "cannot tell the container from the extension '\(ext)'; name it with -f caff, WAVE, AIFF or AIFC")
+            throw .usage("cannot tell the container from the extension '\(ext)'; name it with -f caff, WAVE, AIFF or AIFC", path: outputName)
         }
     }
 
@@ -158,7 +173,7 @@ struct ConvertCommand: ParsableCommand {
         var rate: Double?
         if parts.count == 2 {
             guard let value = Double(parts[1]), value.isFinite, value > 0 else {
-                throw .init(path: nil, message: "'\(parts[1])' in -d \(text) is not a sample rate")
+                throw .usage("'\(parts[1])' in -d \(text) is not a sample rate")
             }
             rate = value
         }
@@ -179,7 +194,7 @@ struct ConvertCommand: ParsableCommand {
             case "ulaw": encoding = .muLaw
             case "alaw": encoding = .aLaw
             default:
-                throw .init(path: nil, message: "unknown data format '\(name)' for -d; use LEI16, BEI16, LEI24, BEI24, LEI32, BEI32, LEF32, BEF32, LEF64, BEF64, I8, UI8, ima4, ulaw or alaw")
+                throw .usage("unknown data format '\(name)' for -d; use LEI16, BEI16, LEI24, BEI24, LEI32, BEI32, LEF32, BEF32, LEF64, BEF64, I8, UI8, ima4, ulaw or alaw")
             }
         }
         return (encoding, rate)

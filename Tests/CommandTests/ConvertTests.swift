@@ -294,27 +294,28 @@ struct OutputForm: Sendable, CustomStringConvertible {
         #expect(try SoundDecoder(path: out).description.encoding.afconvertName == "BEI24")
     }
 
-    /// Refusals: a non-zero status, exactly one line `noti-play: …` on stderr, and no output or
-    /// temporary file left in the folder.
+    /// Refusals: exactly one line `noti-play: …` on stderr, no output or temporary file left in
+    /// the folder, and the status: 64 (EX_USAGE, as the man page says) when the options cannot
+    /// work whatever the input, 1 when it is the input (its rate) that they do not fit.
     @Test(arguments: [
-        (["-d", "LEF32"], "out.aiff", "noti-play: OUT: AIFF holds big-endian integer PCM only; use -f WAVE or -f caff for LEF32"),
-        (["-d", "BEI16"], "out.wav", "noti-play: OUT: WAVE holds little-endian PCM only; use -f AIFF or -f AIFC or -f caff for BEI16"),
-        (["-d", "LEF32", "-f", "AIFC"], "out.x", "noti-play: OUT: AIFC holds big-endian float only; use -f WAVE or -f caff for LEF32"),
-        (["-d", "LEI24"], "out.aifc", "noti-play: OUT: AIFC holds little-endian (sowt) PCM of 16 bits only; use -f WAVE or -f caff for LEI24"),
-        (["-d", "ulaw"], "out.aiff", "noti-play: OUT: AIFF holds big-endian integer PCM only; use -f WAVE or -f AIFC or -f caff for ulaw"),
-        (["-d", "I8"], "out.wav", "noti-play: OUT: WAVE 8-bit PCM is unsigned; use -d UI8, or -f AIFF or -f AIFC or -f caff for I8"),
-        (["-d", "UI8"], "out.caf", "noti-play: OUT: CAF 8-bit PCM is signed; use -d I8, or -f WAVE for UI8"),
-        (["-d", "LEI12"], "out.wav", "noti-play: unknown data format 'LEI12' for -d; use LEI16, BEI16, LEI24, BEI24, LEI32, BEI32, LEF32, BEF32, LEF64, BEF64, I8, UI8, ima4, ulaw or alaw"),
-        (["-d", "LEI16@22050"], "out.wav", "noti-play: resampling is not supported yet (IN is 44100 Hz; -d asks for 22050 Hz)"),
-        (["-d", "LEI16@fast"], "out.wav", "noti-play: 'fast' in -d LEI16@fast is not a sample rate"),
-        (["-f", "MP3"], "out.wav", "noti-play: unknown file format 'MP3' for -f; use caff, WAVE, AIFF or AIFC"),
-        ([], "out.ogg", "noti-play: OUT: cannot tell the container from the extension 'ogg'; name it with -f caff, WAVE, AIFF or AIFC"),
+        (["-d", "LEF32"], "out.aiff", 64, "noti-play: OUT: AIFF holds big-endian integer PCM only; use -f WAVE or -f caff for LEF32"),
+        (["-d", "BEI16"], "out.wav", 64, "noti-play: OUT: WAVE holds little-endian PCM only; use -f AIFF or -f AIFC or -f caff for BEI16"),
+        (["-d", "LEF32", "-f", "AIFC"], "out.x", 64, "noti-play: OUT: AIFC holds big-endian float only; use -f WAVE or -f caff for LEF32"),
+        (["-d", "LEI24"], "out.aifc", 64, "noti-play: OUT: AIFC holds little-endian (sowt) PCM of 16 bits only; use -f WAVE or -f caff for LEI24"),
+        (["-d", "ulaw"], "out.aiff", 64, "noti-play: OUT: AIFF holds big-endian integer PCM only; use -f WAVE or -f AIFC or -f caff for ulaw"),
+        (["-d", "I8"], "out.wav", 64, "noti-play: OUT: WAVE 8-bit PCM is unsigned; use -d UI8, or -f AIFF or -f AIFC or -f caff for I8"),
+        (["-d", "UI8"], "out.caf", 64, "noti-play: OUT: CAF 8-bit PCM is signed; use -d I8, or -f WAVE for UI8"),
+        (["-d", "LEI12"], "out.wav", 64, "noti-play: unknown data format 'LEI12' for -d; use LEI16, BEI16, LEI24, BEI24, LEI32, BEI32, LEF32, BEF32, LEF64, BEF64, I8, UI8, ima4, ulaw or alaw"),
+        (["-d", "LEI16@22050"], "out.wav", 1, "noti-play: resampling is not supported yet (IN is 44100 Hz; -d asks for 22050 Hz)"),
+        (["-d", "LEI16@fast"], "out.wav", 64, "noti-play: 'fast' in -d LEI16@fast is not a sample rate"),
+        (["-f", "MP3"], "out.wav", 64, "noti-play: unknown file format 'MP3' for -f; use caff, WAVE, AIFF or AIFC"),
+        ([], "out.ogg", 64, "noti-play: OUT: cannot tell the container from the extension 'ogg'; name it with -f caff, WAVE, AIFF or AIFC"),
     ])
-    func refusesWithOneLine(options: [String], output: String, message: String) throws {
+    func refusesWithOneLine(options: [String], output: String, status: Int32, message: String) throws {
         let source = try ConvertSources.shared().path("stereo16.wav")
         let out = folder.file(output)
         let result = try convert([source, out] + options)
-        #expect(result.status != 0)
+        #expect(result.status == status, "\(result.stderr)")
         let expected = message.replacingOccurrences(of: "OUT", with: out).replacingOccurrences(of: "(IN", with: "(" + source)
         #expect(result.stderr == expected + "\n")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
