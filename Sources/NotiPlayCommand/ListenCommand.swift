@@ -26,10 +26,11 @@ struct ListenCommand: ParsableCommand {
     @Flag(help: "Play even when the notification server says it plays sounds itself.")
     var always = false
 
-    @Option(help: ArgumentHelp("One sound per app in this many seconds (critical sounds always play; 0: no rate limit).", valueName: "seconds"))
+    // .unconditional: `--interval -1` reaches validate() and its message (see PlayOptions).
+    @Option(parsing: .unconditional, help: ArgumentHelp("One sound per app in this many seconds (critical sounds always play; 0: no rate limit).", valueName: "seconds"))
     var interval: Double = 1
 
-    @Option(name: .customLong("burst-limit"), help: ArgumentHelp("At most this many sounds of all apps together per interval.", valueName: "count"))
+    @Option(name: .customLong("burst-limit"), parsing: .unconditional, help: ArgumentHelp("At most this many sounds of all apps together per interval.", valueName: "count"))
     var burstLimit = 3
 
     @Option(help: "The ALSA device to play on.")

@@ -8,19 +8,12 @@ import Glibc
 #endif
 
 /// `noti-play FILE [--volume V] [--critical] [--device NAME]`: play one sound and exit when it
-/// has been heard to the end. The default command. The sound may also be named as a
-/// notification names it (`--named`, `--sound-name`, `--default`, `--ringtone`), and the user's
-/// configuration (notification volume, quiet hours, theme, default sounds) applies.
-struct PlayCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "play",
-        abstract: "Play a sound through ALSA (the default command).",
-        discussion: """
-            Exits 0 when the whole sound was played, 1 when the file or the device failed, and \
-            130, 143 or 129 when SIGINT, SIGTERM or SIGHUP stopped it (with a fade of a few milliseconds).
-            """
-    )
-
+/// has been heard to the end. The sound may also be named as a notification names it
+/// (`--named`, `--sound-name`, `--default`, `--ringtone`), and the user's configuration
+/// (notification volume, quiet hours, theme, default sounds) applies. These options are the root
+/// command's own (so that `noti-play --help`, the man page and the completions show them) and
+/// `noti-play play`'s.
+struct PlayOptions: ParsableArguments {
     @Argument(help: "A WAV, AIFF/AIFC or CAF file (a path: for trusted callers).")
     var file: String?
 
@@ -45,10 +38,12 @@ struct PlayCommand: ParsableCommand {
     @Flag(help: "Play as a ringtone: loop until SIGINT or SIGTERM, or --for. Without a sound, the default ringtone.")
     var ringtone = false
 
-    @Option(name: .customLong("for"), help: ArgumentHelp("With --ringtone: stop after this many seconds.", valueName: "seconds"))
+    @Option(name: .customLong("for"), parsing: .unconditional, help: ArgumentHelp("With --ringtone: stop after this many seconds.", valueName: "seconds"))
     var seconds: Double?
 
-    @Option(help: "Linear amplitude from 0.0 to 1.0, as UNNotificationSound's audio volume.")
+    // .unconditional: the next argument is the value even when it starts with "-", so that
+    // `--volume -0.1` reaches validate() and its message instead of "Missing value".
+    @Option(parsing: .unconditional, help: "Linear amplitude from 0.0 to 1.0, as UNNotificationSound's audio volume.")
     var volume: Float = 1.0
 
     @Flag(help: "Play as a critical alert: exactly at --volume, fading out any other sound.")
@@ -68,13 +63,13 @@ struct PlayCommand: ParsableCommand {
 
     // 5 ms × 4: through PulseAudio (which keeps at least 3 periods) SIGINT ends the sound in
     // about 36 ms; 10 ms periods measured 52–58 ms, over the 50 ms the stop must take.
-    @Option(help: "Period length in milliseconds: lower starts and stops sooner, higher survives load.")
+    @Option(parsing: .unconditional, help: "Period length in milliseconds: lower starts and stops sooner, higher survives load.")
     var periodMs: Double = 5
 
-    @Option(help: "Periods in the device buffer.")
+    @Option(parsing: .unconditional, help: "Periods in the device buffer.")
     var periods: Int = 4
 
-    @Option(help: ArgumentHelp("Fade length in milliseconds when SIGINT or SIGTERM stops the sound.", visibility: .hidden))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Fade length in milliseconds when SIGINT or SIGTERM stops the sound.", visibility: .hidden))
     var rampMs: Double = 5
 
     func validate() throws {
@@ -84,11 +79,6 @@ struct PlayCommand: ParsableCommand {
         guard periodMs.isFinite, periodMs >= 1, periodMs <= 1000 else { throw ValidationError("--period-ms must be from 1 to 1000") }
         guard (2...64).contains(periods) else { throw ValidationError("--periods must be from 2 to 64") }
         guard rampMs.isFinite, rampMs >= 0.1, rampMs <= 1000 else { throw ValidationError("--ramp-ms must be from 0.1 to 1000") }
-        let sources = [file != nil, named != nil, soundName != nil, playDefault || defaultCritical].filter { $0 }.count
-        if sources == 0 && !listDevices && !ringtone {
-            throw ValidationError("Name a sound to play (a FILE, --named, --sound-name, --default or --ringtone), or use --list-devices.")
-        }
-        if sources > 1 { throw ValidationError("Name one sound: a FILE, --named, --sound-name or --default.") }
         if let seconds, !(seconds.isFinite && seconds > 0 && seconds <= Self.longestRingtone) {
             throw ValidationError("--for must be a number of seconds above 0 and at most \(Int(Self.longestRingtone))")
         }
@@ -98,10 +88,22 @@ struct PlayCommand: ParsableCommand {
         }
     }
 
+    /// Whether the options name one sound. Not in validate(): ArgumentParser validates the root
+    /// command's options before it looks for unknown options, so `noti-play --critcal` would
+    /// say "Name a sound" instead of "Unknown option '--critcal'. Did you mean '--critical'?".
+    func checkOneSoundIsNamed() throws {
+        let sources = [file != nil, named != nil, soundName != nil, playDefault || defaultCritical].filter { $0 }.count
+        if sources == 0 && !listDevices && !ringtone {
+            throw ValidationError("Name a sound to play (a FILE, --named, --sound-name, --default or --ringtone), or use --list-devices.")
+        }
+        if sources > 1 { throw ValidationError("Name one sound: a FILE, --named, --sound-name or --default.") }
+    }
+
     /// The longest `--for`: a day.
     static let longestRingtone = 86_400.0
 
-    func run() throws {
+    func play() throws {
+        try checkOneSoundIsNamed()
         let launched = monotonicNanoseconds()
         if listDevices {
             for device in PlaybackDevices.list() { print(device.name.padding(toLength: 24) + device.description) }
@@ -295,7 +297,7 @@ struct PlayCommand: ParsableCommand {
     }
 }
 
-extension PlayCommand {
+extension PlayOptions {
     /// The sound the options name, as a notification would.
     func notificationSound() -> NotificationSound {
         var sound: NotificationSound

@@ -1,0 +1,180 @@
+import Foundation
+import NotiPlayTestSupport
+import Testing
+
+/// The command as a new user meets it: --version, --help, and what a mistyped or out-of-range
+/// option says (one error line naming the problem, status 64).
+@Suite struct UsageTests {
+    let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+    let folder = TemporaryDirectory("usage")
+
+    func notiPlay(_ arguments: [String]) throws -> ProcessResult {
+        try TestTools.run(TestTools.notiPlay, arguments)
+    }
+
+    /// The first line of stderr: ArgumentParser follows it with the usage.
+    func firstLine(_ result: ProcessResult) -> String {
+        String(result.stderr.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+    }
+
+    // MARK: --version
+
+    /// The version the C header declares (NOTI_PLAY_VERSION_*, which scripts/install.sh reads).
+    func headerVersion() throws -> String {
+        let header = try String(contentsOfFile: repository + "/Sources/NotiPlayC/noti-play.h", encoding: .utf8)
+        let parts = try ["MAJOR", "MINOR", "PATCH"].map { part in
+            let prefix = "#define NOTI_PLAY_VERSION_\(part) "
+            let line = try #require(header.split(separator: "\n").first { $0.hasPrefix(prefix) }, "no \(prefix)in noti-play.h")
+            return String(line.dropFirst(prefix.count))
+        }
+        return parts.joined(separator: ".")
+    }
+
+    /// `noti-play --version` prints the Swift constant the C library's noti_play_version() also
+    /// returns (CLibraryTests); it must be the header's.
+    @Test func versionIsTheHeaders() throws {
+        let version = try headerVersion()
+        #expect(version == "0.2.0")
+        let result = try notiPlay(["--version"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutText == "noti-play \(version)\n")
+        #expect(result.stderr.isEmpty)
+    }
+
+    // MARK: --help
+
+    /// The options `--help` lists, in order: `--named`, `-d, --data`…
+    func options(inHelp help: String) -> [String] {
+        help.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("  -") else { return nil }
+            return line.dropFirst(2).split(separator: " ").first.map { String($0.hasSuffix(",") ? $0.dropLast() : $0) }
+        }
+    }
+
+    /// `play` is what `noti-play FILE` does, so the top-level help shows how to play a sound with
+    /// every option, and the subcommands after them.
+    @Test func topLevelHelpShowsEveryPlayOption() throws {
+        let top = try notiPlay(["--help"])
+        #expect(top.status == 0, "\(top.stderr)")
+        let play = try notiPlay(["play", "--help"])
+        #expect(play.status == 0, "\(play.stderr)")
+        let playOptions = options(inHelp: play.stdoutText)
+        #expect(playOptions.count >= 16, "\(play.stdoutText)")
+        for option in ["--named", "--sounds-dir", "--app-id", "--sound-name", "--default", "--default-critical", "--ringtone",
+                       "--for", "--volume", "--critical", "--device", "--list-devices", "--verbose", "--sample-format"] {
+            #expect(playOptions.contains(option), "\(option) is not in noti-play play --help")
+        }
+        let topOptions = options(inHelp: top.stdoutText)
+        for option in playOptions {
+            #expect(topOptions.contains(option), "\(option) is not in noti-play --help:\n\(top.stdoutText)")
+        }
+        #expect(top.stdoutText.contains("<file>"))
+        for subcommand in ["play", "info", "convert", "check", "listen"] {
+            #expect(top.stdoutText.contains("\n  \(subcommand) "), "\(subcommand) is not in noti-play --help")
+        }
+    }
+
+    // MARK: Forms that must keep working
+
+    /// `noti-play FILE` and `noti-play play FILE` play the same bytes; options after a
+    /// subcommand's name are the subcommand's (listen's --interval, not the root's).
+    @Test func everyFormStillWorks() throws {
+        let sound = repository + "/Sounds/default.caf"
+        var captured: [[UInt8]] = []
+        for (name, arguments) in [("root", [sound, "--volume", "0.5"]), ("play", ["play", sound, "--volume", "0.5"]),
+                                  ("after", ["--volume", "0.5", sound])] {
+            let tap = try ALSATap(in: folder, name: name)
+            let result = try TestTools.run(TestTools.notiPlay, arguments, environment: tap.environment)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            captured.append(try tap.captured())
+        }
+        #expect(captured[0].count > 100_000)
+        #expect(captured[1] == captured[0] && captured[2] == captured[0])
+
+        let info = try notiPlay(["info", sound])
+        #expect(info.status == 0 && info.stdoutText.hasPrefix("File:            \(sound)\n"), "\(info.stderr)")
+        let check = try notiPlay(["check", sound])
+        #expect(check.status == 0, "\(check.stderr)")
+        let listen = try notiPlay(["listen", "--interval", "4000", "--device", "nosuch", "--verbose"])
+        #expect(listen.status == 64)
+        #expect(firstLine(listen) == "Error: --interval must be from 0 to 3600 seconds")
+        let help = try notiPlay(["help", "listen"])
+        #expect(help.status == 0 && help.stdoutText.contains("USAGE: noti-play listen"), "\(help.stderr)")
+        let topHelp = try notiPlay(["help"])
+        #expect(topHelp.status == 0 && topHelp.stdoutText.contains("--sound-name <name>"), "\(topHelp.stderr)")
+        let late = try notiPlay(["x.caf", "listen"])
+        #expect(late.status == 64)
+        #expect(firstLine(late) == "Error: 'listen' is a subcommand: name it first (noti-play listen ...)")
+    }
+
+    // MARK: Negative numbers
+
+    /// A negative number is the option's value (not a missing one): the option's own range message.
+    @Test(arguments: [
+        (["x.caf", "--volume", "-0.1"], "--volume must be a number from 0.0 to 1.0 (got -0.1)"),
+        (["--ringtone", "--for", "-1"], "--for must be a number of seconds above 0 and at most 86400"),
+        (["x.caf", "--period-ms", "-5"], "--period-ms must be from 1 to 1000"),
+        (["x.caf", "--periods", "-3"], "--periods must be from 2 to 64"),
+        (["play", "x.caf", "--volume", "-2"], "--volume must be a number from 0.0 to 1.0 (got -2.0)"),
+        (["listen", "--interval", "-1"], "--interval must be from 0 to 3600 seconds"),
+        (["listen", "--burst-limit", "-2"], "--burst-limit must be from 1 to 100"),
+    ])
+    func aNegativeNumberGetsTheRangeMessage(arguments: [String], message: String) throws {
+        let result = try notiPlay(arguments)
+        #expect(result.status == 64)
+        #expect(firstLine(result) == "Error: " + message, "\(result.stderr)")
+    }
+
+    // MARK: Mistyped options
+
+    /// A mistyped option, with or without a file: "Unknown option" and its suggestion, never
+    /// "Name a sound to play" (which a missing sound would say).
+    @Test(arguments: [
+        (["--volme", "0.5"], "'--volme'. Did you mean '--volume'?"),
+        (["--critcal"], "'--critcal'. Did you mean '--critical'?"),
+        (["--sound-nme", "x"], "'--sound-nme'. Did you mean '--sound-name'?"),
+        (["--ringtone", "--fr", "3"], "'--fr'. Did you mean '--for'?"),
+        (["--defualt"], "'--defualt'. Did you mean '--default'?"),
+        (["--list-device"], "'--list-device'. Did you mean '--list-devices'?"),
+        (["x.caf", "--critcal"], "'--critcal'. Did you mean '--critical'?"),
+        (["play", "--critcal"], "'--critcal'. Did you mean '--critical'?"),
+        (["info", "--jsn", "x.caf"], "'--jsn'. Did you mean '--json'?"),
+    ])
+    func aMistypedOptionIsUnknown(arguments: [String], message: String) throws {
+        let result = try notiPlay(arguments)
+        #expect(result.status == 64)
+        #expect(firstLine(result) == "Error: Unknown option " + message, "\(result.stderr)")
+        #expect(!result.stderr.contains("Name a sound"))
+    }
+
+    /// No sound and no mistake: the one line that says what to name.
+    @Test(arguments: [[], ["play"], ["--volume", "0.5"]])
+    func noSoundAtAllSaysWhatToName(arguments: [String]) throws {
+        let result = try notiPlay(arguments)
+        #expect(result.status == 64)
+        #expect(firstLine(result) == "Error: Name a sound to play (a FILE, --named, --sound-name, --default or --ringtone), or use --list-devices.")
+    }
+
+    // MARK: Usage errors of every subcommand: 64; file failures: 1
+
+    @Test(arguments: [
+        ["info"], ["check"], ["check", "a.caf", "b.caf"], ["convert", "a.caf"], ["convert", "a.caf", "b.caf", "-d"],
+        ["convert", "a.caf", "b.caf", "-d", "LEI12"], ["convert", "a.caf", "b.caf", "-f", "mp3"], ["convert", "a.caf", "b.ogg"],
+        ["listen", "--always", "yes"], ["listen", "--interval", "soon"], ["x.caf", "--sample-format", "S8"],
+        ["x.caf", "--app-id", "../x"], ["x.caf", "--for", "3"], ["x.caf", "--default"], ["nosuch"] + ["--volume", "x"], ["x.caf", "listen"],
+    ])
+    func aUsageErrorIs64(arguments: [String]) throws {
+        let result = try notiPlay(arguments)
+        #expect(result.status == 64, "\(arguments): \(result.stderr)")
+        #expect(!result.stderr.isEmpty)
+    }
+
+    @Test(arguments: [["nosuch.caf"], ["play", "nosuch.caf"], ["info", "nosuch.caf"], ["check", "nosuch.caf"],
+                      ["convert", "nosuch.caf", "out.caf", "-d", "LEI16"]])
+    func aMissingFileIs1(arguments: [String]) throws {
+        let result = try TestTools.run("/bin/sh", ["-c", "cd \"$1\" && shift && exec \"$@\"", "sh", folder.path, TestTools.notiPlay] + arguments)
+        #expect(result.status == 1, "\(arguments): \(result.stderr)")
+        #expect(result.stderr.hasPrefix("noti-play: nosuch.caf: ") && result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    }
+}
