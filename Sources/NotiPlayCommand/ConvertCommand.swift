@@ -19,7 +19,10 @@ struct ConvertCommand: ParsableCommand {
             The container follows OUT's extension (.caf, .wav, .aif/.aiff, .aifc) unless -f names it. \
             Without -d the source's encoding is kept where the container holds it; otherwise the same \
             PCM in the container's byte order, or 16-bit PCM. `-d ima4` writes IMA ADPCM blocks \
-            (format 0x0011) in WAVE and Apple IMA4 packets in AIFC and CAF.
+            (format 0x0011) in WAVE and Apple IMA4 packets in AIFC and CAF. Exits 0 once OUT is \
+            written, 1 when IN cannot be read or OUT cannot be written (OUT is then as it was), 64 for \
+            a usage error (an unknown -f or -d, an OUT name that names no container, a container that \
+            cannot hold -d's encoding), 128+N when signal N interrupted it.
             """
     )
 

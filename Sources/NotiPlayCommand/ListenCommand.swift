@@ -19,7 +19,7 @@ struct ListenCommand: ParsableCommand {
             quiet when the notification server plays sounds itself (its capabilities list "sound"), \
             while dunst is paused or swaync's do-not-disturb is on (critical sounds still play), and \
             during noti-play.conf's do-not-disturb and quiet hours. SIGHUP re-reads noti-play.conf; SIGTERM and \
-            SIGINT end it (status 0). An update of an open notification (replaces_id) plays nothing unless it names its own sound, is critical or is a call.
+            SIGINT end it (status 0); without a session bus at start it exits 1. An update of an open notification (replaces_id) plays nothing unless it names its own sound, is critical or is a call.
             """
     )
 

@@ -16,14 +16,73 @@ struct NotiPlay: ParsableCommand {
             noti-play --list-devices
             noti-play info|convert|check|listen ...
             """,
-        discussion: PlayCommand.discussion,
+        discussion: manual,
         version: "noti-play \(NotiPlayVersion.text)",
-        subcommands: Subcommands.all
+        subcommands: Subcommands.shown
     )
+
+    /// The man page's DESCRIPTION (scripts/generate-docs.sh makes the page from these texts),
+    /// and the top of `noti-play --help`. ASCII only: generate-manual drops other characters.
+    /// No line may start with "." or "'" (roff would read it as a request).
+    static let manual = """
+        noti-play plays the sounds of Apple's notification model (UNNotificationSound) on ALSA: \
+        Linear PCM, IMA4 and IMA ADPCM, mu-law and A-law in CAF, AIFF/AIFC and WAV, decoded in \
+        pure Swift, and theme sounds (Ogg Vorbis) through libsndfile. It exits when the sound has \
+        been heard to its end. `noti-play play FILE ...` is the same as `noti-play FILE ...`.
+
+        A sound NAME (--named) is a file name, never a path, looked up only in: the app's folders \
+        (--sounds-dir), then with --app-id $XDG_DATA_HOME/noti-play/apps/ID/sounds and the same \
+        under each of $XDG_DATA_DIRS, then $XDG_DATA_HOME/noti-play/sounds, then \
+        DIR/noti-play/sounds for each DIR of $XDG_DATA_DIRS, then noti-play's bundled sounds. A \
+        name resolving outside its folder (through "..", a separator or a symlink) is refused. A \
+        sound of 30 seconds or more plays the default sound instead.
+
+        --volume V is linear amplitude from 0.0 to 1.0. A critical sound (--critical, \
+        --default-critical) plays at exactly V, through quiet hours, and fades out other sounds; \
+        other sounds play at V times the notification volume. --ringtone loops until SIGINT or \
+        SIGTERM, or until --for SECONDS have passed.
+
+        A device name (--device) is ALSA configuration: a name such as file:"|cmd" runs a \
+        command. Trust it like a shell command; never take one from a notification. \
+        --list-devices lists ALSA's playback devices, default first.
+
+        EXIT STATUS: 0 when the whole sound was played (or the user's settings kept it silent); \
+        1 when the file or the device failed (one line on standard error); 64 for a usage error \
+        (an unknown option, a bad value, in every subcommand); 130, 143 and 129 when SIGINT, \
+        SIGTERM and SIGHUP stopped it (with a fade of a few milliseconds). listen exits 0 on \
+        SIGINT and SIGTERM (SIGHUP reloads its settings) and 1 when it cannot use the session bus.
+
+        FILES: $XDG_CONFIG_HOME/noti-play/noti-play.conf (by default \
+        ~/.config/noti-play/noti-play.conf), "key = value" lines: notification-volume (0.0 to \
+        1.0), do-not-disturb (true or false), quiet-hours (HH:MM-HH:MM), theme (a sound theme \
+        name), default-sound, critical-sound, ringtone-sound (paths); "#" starts a comment. The \
+        user unit noti-play-listen.service runs listen.
+
+        ENVIRONMENT: XDG_CONFIG_HOME (the settings), XDG_DATA_HOME and XDG_DATA_DIRS (sound \
+        names, sound themes), ALSA_CONFIG_PATH (ALSA's configuration, hence its devices), \
+        PULSE_PROP_media.role and PULSE_PROP_application.id (set to "event" and "noti-play" \
+        unless already set, so that the sound server applies its rules for alert sounds), \
+        DBUS_SESSION_BUS_ADDRESS and XDG_RUNTIME_DIR (listen's session bus).
+
+        EXAMPLES:
+          noti-play sound.caf --critical --volume 0.8
+          noti-play --named ping.caf --sounds-dir /opt/chat/sounds
+          noti-play --sound-name message-new-instant
+          noti-play --ringtone --for 10
+          noti-play info --json a.wav b.aiff
+          noti-play convert in.aiff out.caf -d ima4 -f caff
+          noti-play check alert.caf --attachment
+          systemctl --user enable --now noti-play-listen.service
+
+        SEE ALSO: aplay(1); afconvert(1) on macOS.
+        """
+
+    @Argument(help: PlayOptions.fileHelp)
+    var file: String?
 
     @OptionGroup var options: PlayOptions
 
-    func run() throws { try options.play() }
+    func run() throws { try options.play(file: file) }
 
     /// ArgumentParser lets a parent's options appear after a subcommand's name and takes them
     /// for the parent: `noti-play listen --device hw:1 --verbose` would hand --device and
@@ -33,7 +92,9 @@ struct NotiPlay: ParsableCommand {
     /// alone is the root's help.
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        if arguments == ["help"] {
+        if arguments.contains("--generate-completion-script") {
+            CompletionRoot.main(arguments)
+        } else if arguments == ["help"] {
             main(["--help"])
         } else if let first = arguments.first, first == "help" || Subcommands.all.contains(where: { $0._commandName == first }) {
             Subcommands.main(arguments)
@@ -56,18 +117,33 @@ struct NotiPlay: ParsableCommand {
 
 /// The subcommands, parsed under a root of the same name with no options of its own.
 struct Subcommands: ParsableCommand {
-    static let all: [ParsableCommand.Type] = [PlayCommand.self, InfoCommand.self, ConvertCommand.self, CheckCommand.self, ListenCommand.self]
+    /// In help, the man page and completions. Not `play`: it would repeat the root's options.
+    static let shown: [ParsableCommand.Type] = [InfoCommand.self, ConvertCommand.self, CheckCommand.self, ListenCommand.self]
+    static let all: [ParsableCommand.Type] = [PlayCommand.self] + shown
 
     static let configuration = CommandConfiguration(
         commandName: "noti-play", usage: NotiPlay.configuration.usage, version: NotiPlay.configuration.version,
         subcommands: all)
 }
 
+/// The shell completions' view of the root: its options, without FILE. ArgumentParser's
+/// completion scripts take a root's positional argument to come before any subcommand, so with
+/// FILE there `noti-play info --j` or `noti-play convert a b -d ` would complete nothing (they
+/// would count `info` as FILE). Without it, the root's options and every subcommand complete
+/// (a FILE first, `noti-play x.caf --crit`, completes nothing, as before).
+struct CompletionRoot: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "noti-play", version: NotiPlay.configuration.version, subcommands: Subcommands.shown)
+
+    @OptionGroup var options: PlayOptions
+}
+
 /// `noti-play play FILE ...`: what `noti-play FILE ...` does.
 struct PlayCommand: ParsableCommand {
     static let discussion = """
-        Exits 0 when the whole sound was played, 1 when the file or the device failed, and \
-        130, 143 or 129 when SIGINT, SIGTERM or SIGHUP stopped it (with a fade of a few milliseconds).
+        Exits 0 when the whole sound was played, 1 when the file or the device failed, 64 for a \
+        usage error, and 130, 143 or 129 when SIGINT, SIGTERM or SIGHUP stopped it (with a fade of \
+        a few milliseconds). `noti-play --help` says more.
         """
 
     static let configuration = CommandConfiguration(
@@ -76,7 +152,10 @@ struct PlayCommand: ParsableCommand {
         discussion: discussion
     )
 
+    @Argument(help: PlayOptions.fileHelp)
+    var file: String?
+
     @OptionGroup var options: PlayOptions
 
-    func run() throws { try options.play() }
+    func run() throws { try options.play(file: file) }
 }

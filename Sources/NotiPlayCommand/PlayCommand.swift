@@ -12,10 +12,10 @@ import Glibc
 /// (`--named`, `--sound-name`, `--default`, `--ringtone`), and the user's configuration
 /// (notification volume, quiet hours, theme, default sounds) applies. These options are the root
 /// command's own (so that `noti-play --help`, the man page and the completions show them) and
-/// `noti-play play`'s.
+/// `noti-play play`'s, each with its own FILE argument.
 struct PlayOptions: ParsableArguments {
-    @Argument(help: "A WAV, AIFF/AIFC or CAF file (a path: for trusted callers).")
-    var file: String?
+    /// FILE is the commands' own argument, not one of these options: see CompletionRoot.
+    static let fileHelp = ArgumentHelp("A WAV, AIFF/AIFC or CAF file (a path: for trusted callers).")
 
     @Option(help: ArgumentHelp("A sound file name from a notification, looked up only in the allowed folders.", valueName: "name"))
     var named: String?
@@ -91,7 +91,7 @@ struct PlayOptions: ParsableArguments {
     /// Whether the options name one sound. Not in validate(): ArgumentParser validates the root
     /// command's options before it looks for unknown options, so `noti-play --critcal` would
     /// say "Name a sound" instead of "Unknown option '--critcal'. Did you mean '--critical'?".
-    func checkOneSoundIsNamed() throws {
+    func checkOneSoundIsNamed(file: String?) throws {
         let sources = [file != nil, named != nil, soundName != nil, playDefault || defaultCritical].filter { $0 }.count
         if sources == 0 && !listDevices && !ringtone {
             throw ValidationError("Name a sound to play (a FILE, --named, --sound-name, --default or --ringtone), or use --list-devices.")
@@ -102,8 +102,8 @@ struct PlayOptions: ParsableArguments {
     /// The longest `--for`: a day.
     static let longestRingtone = 86_400.0
 
-    func play() throws {
-        try checkOneSoundIsNamed()
+    func play(file: String?) throws {
+        try checkOneSoundIsNamed(file: file)
         let launched = monotonicNanoseconds()
         if listDevices {
             for device in PlaybackDevices.list() { print(device.name.padding(toLength: 24) + device.description) }
@@ -124,7 +124,7 @@ struct PlayOptions: ParsableArguments {
         func interrupted() -> Bool { watcher.receivedAt.load(ordering: .relaxed) != 0 }
         func exitInterrupted() -> ExitCode { ExitCode(128 + (watcher.stop() ?? SIGTERM)) }
 
-        guard let (sound, volume, loops, isCritical) = try resolveSound() else { return }
+        guard let (sound, volume, loops, isCritical) = try resolveSound(file: file) else { return }
         let decoder: any FrameSource
         do {
             decoder = try SoundSources.open(sound, loops: loops)
@@ -193,8 +193,8 @@ struct PlayOptions: ParsableArguments {
     /// The sound the options name, after the user's policy: nil when it is silenced (the reason
     /// is printed). The volume is the one to play at: critical sounds at exactly --volume,
     /// others at --volume × the notification volume.
-    private func resolveSound() throws -> (SoundFile, volume: Float, loops: Bool, isCritical: Bool)? {
-        let request = notificationSound()
+    private func resolveSound(file: String?) throws -> (SoundFile, volume: Float, loops: Bool, isCritical: Bool)? {
+        let request = notificationSound(file: file)
         let (policy, warnings) = SoundPolicy.load()
         warnings.forEach { Output.standardError("noti-play: warning: " + $0) }
         let resolver = SoundResolver(locator: SoundLocator(appFolders: soundsDirs, appID: appID), policy: policy)
@@ -299,7 +299,7 @@ struct PlayOptions: ParsableArguments {
 
 extension PlayOptions {
     /// The sound the options name, as a notification would.
-    func notificationSound() -> NotificationSound {
+    func notificationSound(file: String?) -> NotificationSound {
         var sound: NotificationSound
         if let file { sound = .file(bytes: RawArguments.bytes(of: file)) }
         else if let named { sound = .named(named) }

@@ -70,7 +70,7 @@ import Testing
             #expect(topOptions.contains(option), "\(option) is not in noti-play --help:\n\(top.stdoutText)")
         }
         #expect(top.stdoutText.contains("<file>"))
-        for subcommand in ["play", "info", "convert", "check", "listen"] {
+        for subcommand in ["info", "convert", "check", "listen"] {
             #expect(top.stdoutText.contains("\n  \(subcommand) "), "\(subcommand) is not in noti-play --help")
         }
     }
