@@ -25,6 +25,8 @@ packages=(
     libglib2.0-bin       # gdbus: the listen tests' raw (and malformed) Notify calls
     libnotify-bin        # notify-send: the notifications people send
     dunst xvfb           # a real notification daemon, on a virtual X display (Xvfb)
+    groff-base man-db    # the tests render the generated man page (groff, man -l)
+    zsh fish             # the tests load the generated zsh and fish completions
 )
 # Also used, from util-linux (Essential in Debian, always installed): prlimit bounds the memory
 # of `noti-play info` on malformed files, setpriv runs it as nobody on an unreadable file, unshare

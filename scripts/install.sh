@@ -7,7 +7,9 @@
 # --prefix  where to install (default /usr/local): bin/noti-play, lib/libnoti-play.so.X.Y.Z with
 #           its SONAME link libnoti-play.so.X and development link libnoti-play.so,
 #           include/noti-play.h, lib/pkgconfig/noti-play.pc, share/noti-play/sounds/,
-#           share/man/man1/noti-play.1, and the user unit noti-play-listen.service in
+#           share/man/man1/noti-play.1, the shell completions (share/bash-completion/completions,
+#           share/zsh/vendor-completions, share/fish/vendor_completions.d; scripts/generate-docs.sh
+#           makes them and the man page from the command), and the user unit noti-play-listen.service in
 #           lib/systemd/user (for /usr and /usr/local, where systemd looks) or else
 #           share/systemd/user (for a prefix such as ~/.local)
 # --from    install what an earlier `swift build` left in BUILD_DIR (e.g. .build/debug) instead
@@ -69,7 +71,14 @@ mkdir -p "$prefix/lib/pkgconfig"
 sed -e "s|@PREFIX@|$prefix|" -e "s|@VERSION@|$version|" \
     Sources/NotiPlayC/noti-play.pc.in > "$prefix/lib/pkgconfig/noti-play.pc"
 install -D -m 644 -t "$prefix/share/noti-play/sounds" Sounds/*.caf
-install -D -m 644 docs/noti-play.1 "$prefix/share/man/man1/noti-play.1"
+# The man page and the bash, zsh and fish completions, generated from the command itself.
+docs=$(mktemp -d)
+scripts/generate-docs.sh "$command" "$docs"
+install -D -m 644 "$docs/noti-play.1" "$prefix/share/man/man1/noti-play.1"
+install -D -m 644 "$docs/noti-play.bash" "$prefix/share/bash-completion/completions/noti-play"
+install -D -m 644 "$docs/_noti-play" "$prefix/share/zsh/vendor-completions/_noti-play"
+install -D -m 644 "$docs/noti-play.fish" "$prefix/share/fish/vendor_completions.d/noti-play.fish"
+rm -rf "$docs"
 case "$prefix" in
     /usr | /usr/ | /usr/local | /usr/local/) units="$prefix/lib/systemd/user" ;;
     *) units="$prefix/share/systemd/user" ;;

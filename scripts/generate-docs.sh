@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Writes noti-play's man page and shell completions from the command's own definition (its
+# options, help texts and discussions), so that they cannot drift from it:
+#
+#   scripts/generate-docs.sh BINARY OUTDIR
+#
+# BINARY  a built noti-play (e.g. .build/debug/noti-play)
+# OUTDIR  receives noti-play.1 (made by swift-argument-parser's generate-manual tool) and the
+#         completion scripts noti-play's --generate-completion-script prints: noti-play.bash,
+#         _noti-play (zsh) and noti-play.fish
+#
+# generate-manual is built from the swift-argument-parser that SwiftPM resolved for this package
+# (its own cache: no network needed once `swift build` has run), in .build-docs, so that a
+# running `swift test`'s lock on .build does not matter. SOURCE_DATE_EPOCH, when set, dates the
+# page (reproducible builds); otherwise today.
+set -euo pipefail
+if [ $# -ne 2 ]; then
+    echo "usage: scripts/generate-docs.sh BINARY OUTDIR" >&2
+    exit 64
+fi
+binary=$(realpath "$1")
+mkdir -p "$2"
+outdir=$(realpath "$2")
+cd "$(dirname "$0")/.."
+
+scratch=.build-docs
+swift package --scratch-path "$scratch" resolve >&2
+parser="$scratch/checkouts/swift-argument-parser"
+swift build --package-path "$parser" --scratch-path "$scratch/generate-manual" --product generate-manual >&2
+tool="$(swift build --package-path "$parser" --scratch-path "$scratch/generate-manual" --show-bin-path)/generate-manual"
+
+date_option=()
+[ -z "${SOURCE_DATE_EPOCH:-}" ] || date_option=(--date "$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%d)")
+"$tool" "$binary" "${date_option[@]}" --output-directory "$outdir"
+[ -s "$outdir/noti-play.1" ] || { echo "generate-docs.sh: generate-manual wrote no noti-play.1" >&2; exit 1; }
+# generate-manual copies a discussion's blank lines (its paragraphs) as they are; mdoc wants .Pp
+# there, and man(1) warns about every empty line.
+sed -i 's/^$/.Pp/' "$outdir/noti-play.1"
+
+"$binary" --generate-completion-script bash > "$outdir/noti-play.bash"
+"$binary" --generate-completion-script zsh > "$outdir/_noti-play"
+"$binary" --generate-completion-script fish > "$outdir/noti-play.fish"
