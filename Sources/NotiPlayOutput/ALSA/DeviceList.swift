@@ -9,9 +9,60 @@ public struct PlaybackDevice: Sendable {
 }
 
 public enum PlaybackDevices {
-    /// The PCM names ALSA's configuration declares for playback (`aplay -L`).
+    /// The PCM names ALSA's configuration declares for playback (`aplay -L`), `default` first.
+    /// ALSA's hints list `default` only when its definition asks to be shown (the pulse and
+    /// pipewire plugins' do); a card's default is never listed, though it is where every program
+    /// plays unless told otherwise, and where noti-play plays without --device.
     public static func list() -> [PlaybackDevice] {
-        withALSADiagnosticsCaptured { hinted() }
+        withALSADiagnosticsCaptured {
+            var devices = hinted()
+            if let index = devices.firstIndex(where: { $0.name == "default" }) {
+                devices.insert(devices.remove(at: index), at: 0)
+            } else {
+                devices.insert(PlaybackDevice(name: "default", description: defaultDescription()), at: 0)
+            }
+            return devices
+        }
+    }
+
+    /// Where `default` goes, read from ALSA's configuration without opening it (opening may
+    /// start a sound server or block): the sound server, or the card `defaults.pcm.card` names.
+    static func defaultDescription() -> String {
+        var top: OpaquePointer?
+        guard snd_config_update_ref(&top) >= 0, let top else { return "ALSA's default device (its configuration cannot be read)" }
+        defer { snd_config_unref(top) }
+        var definition: OpaquePointer?
+        guard snd_config_search_definition(top, "pcm", "default", &definition) >= 0, let definition else {
+            return "ALSA's default device, not usable here: no sound card or sound server is configured"
+        }
+        defer { snd_config_delete(definition) }
+        let type = text(of: definition, at: "type") ?? "unknown"
+        switch type {
+        case "pulse": return "ALSA's default: the sound server (PulseAudio, or PipeWire's PulseAudio service)"
+        case "pipewire": return "ALSA's default: the PipeWire sound server"
+        case "jack": return "ALSA's default: the JACK server"
+        case "hw", "plug", "asym", "dmix", "softvol", "route", "copy", "linear", "rate":
+            // A card's default (alsa.conf's pcm.default through cards.pcm.default).
+            guard let card = text(of: top, at: "defaults.pcm.card") else { return "ALSA's default: the \(type) device its configuration defines" }
+            var name: UnsafeMutablePointer<CChar>?
+            let index = snd_card_get_index(card)
+            guard index >= 0, snd_card_get_name(index, &name) >= 0, let name else {
+                return "ALSA's default: sound card \(card), which is not present"
+            }
+            defer { free(name) }
+            return "ALSA's default: sound card \(index), \(String(cString: name))\(index == 0 ? " (the first card)" : "")"
+        default:
+            return "ALSA's default: the \(type) device its configuration defines"
+        }
+    }
+
+    /// A configuration node's value as text (`snd_config_get_ascii`), or nil.
+    private static func text(of node: OpaquePointer, at key: String) -> String? {
+        var found: OpaquePointer?
+        guard snd_config_search(node, key, &found) >= 0, let found else { return nil }
+        var value: UnsafeMutablePointer<CChar>?
+        guard snd_config_get_ascii(found, &value) >= 0, let value else { return nil }
+        return take(value)
     }
 
     private static func hinted() -> [PlaybackDevice] {
