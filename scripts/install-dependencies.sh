@@ -11,7 +11,7 @@ packages=(
     ffmpeg               # writes fixtures, and is a reference decoder
     sox libsox-fmt-all   # writes fixtures (WAV IMA ADPCM, RIFX, AIFF, CAF through libsndfile)
     python3              # its wave and aifc modules write fixtures; synthesizes Sounds/
-    libasound2-plugins   # ALSA's pulse plugin: the playback tests' route to PulseAudio
+    libasound2-plugins   # ALSA's pulse plugin: the playback tests' route to PulseAudio; its jack plugin (and libjack)
     pulseaudio           # a private server with a null sink gives the tests a real clock
     pulseaudio-utils     # parec records what the null sink played
     sound-theme-freedesktop  # the freedesktop sound theme that --sound-name looks up

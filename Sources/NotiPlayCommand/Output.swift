@@ -10,20 +10,57 @@ import Synchronization
 /// Writing to the terminal without Foundation: the command starts in a few milliseconds.
 enum Output {
     /// One line at a time: several threads write (listen's loop and the player's callbacks).
-    private static let standardErrorLock = Mutex(())
+    /// It holds where our lines go: fd 2, or while `quietingLibraries` runs, a copy of it.
+    private static let standardErrorLock = Mutex<Int32>(STDERR_FILENO)
 
     /// Writes one line, whole, even when other threads write too: control characters in it (from
     /// a path, a device name) are escaped, so it stays one line and cannot steer the terminal.
     static func standardError(_ line: String) {
         var text = PrintableText.escaped(line) + "\n"
-        standardErrorLock.withLock { _ in text.withUTF8 { bytes in
+        standardErrorLock.withLock { descriptor in text.withUTF8 { bytes in
             var offset = 0
             while offset < bytes.count {
-                let n = write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+                let n = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
                 if n <= 0 { break }
                 offset += n
             }
         } }
+    }
+
+    /// Runs `body` (opening an audio device) with fd 2 on /dev/null, so that what a library
+    /// writes straight to it is not shown: libjack prints five lines ("Cannot connect to server
+    /// socket…") when ALSA's jack plugin finds no server, before our own one line says so.
+    /// ALSA's own messages are captured already (CALSASupport); libjack's are not ALSA's.
+    ///
+    /// Only the command does this, never the libraries, which must not touch a host's
+    /// descriptors. It is safe here because everything of ours that writes to stderr goes
+    /// through `standardError`, which meanwhile writes to a copy of the real fd 2 (under the
+    /// same lock, so no line is cut by the switch): a line from the main thread while the open
+    /// blocks (its deadline) is still seen. What it costs: a crash report of the Swift runtime
+    /// during the open, and the stderr of a program a device starts (`file:"|cmd"`, jackd),
+    /// go to /dev/null; --verbose leaves fd 2 alone for that reason.
+    static func quietingLibraries<T>(_ body: () -> T) -> T {
+        let copy = standardErrorLock.withLock { descriptor -> Int32 in
+            let copy = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3)
+            let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+            defer { if null >= 0 { close(null) } }
+            guard copy >= 0, null >= 0, dup2(null, STDERR_FILENO) >= 0 else {
+                if copy >= 0 { close(copy) }
+                return -1
+            }
+            descriptor = copy
+            return copy
+        }
+        defer {
+            if copy >= 0 {
+                standardErrorLock.withLock { descriptor in
+                    _ = dup2(copy, STDERR_FILENO)
+                    close(copy)
+                    descriptor = STDERR_FILENO
+                }
+            }
+        }
+        return body()
     }
 
     /// Writes `text` to standard output, all of it, or prints the one line that says why it

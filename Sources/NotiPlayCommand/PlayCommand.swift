@@ -225,11 +225,15 @@ struct PlayOptions: ParsableArguments {
             formats: sampleFormat.map { [$0] } ?? DeviceSampleFormat.allCases,
             periodMicroseconds: Int(periodMs * 1000), periodsPerBuffer: periods)
         let opening = Mutex<Result<PlaybackEngine, ALSAError>?>(nil)
-        let (device, rampMs) = (self.device, self.rampMs)
+        let (device, rampMs, verbose) = (self.device, self.rampMs, self.verbose)
         JoinableThread.detached {
-            let result = Result { () throws(ALSAError) in
-                try PlaybackEngine(device: device, request: pcmRequest, voiceCapacity: 1, drainWhenIdle: true, rampMilliseconds: rampMs)
+            let open = {
+                Result { () throws(ALSAError) in
+                    try PlaybackEngine(device: device, request: pcmRequest, voiceCapacity: 1, drainWhenIdle: true, rampMilliseconds: rampMs)
+                }
             }
+            // A device's libraries (libjack) may print to stderr: only our one line is shown.
+            let result = verbose ? open() : Output.quietingLibraries(open)
             opening.withLock { $0 = result }
             wake.post()
         }
