@@ -10,7 +10,7 @@ struct CheckCommand: ParsableCommand {
         discussion: "Exits 0 when it is valid, 1 when it is not, with each reason on its own line."
     )
 
-    @Argument(help: "A sound file.")
+    @Argument(help: "A sound file.", completion: .file())
     var file: String
 
     @Flag(help: "Check it as a notification attachment too: at most 5 MB, and it decodes completely.")

@@ -26,18 +26,19 @@ struct ConvertCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The sound to read: WAV, AIFF/AIFC or CAF.")
+    @Argument(help: "The sound to read: WAV, AIFF/AIFC or CAF.", completion: .file())
     var input: String
 
-    @Argument(help: "The file to write; replaced only once the conversion succeeds.")
+    @Argument(help: "The file to write; replaced only once the conversion succeeds.", completion: .file())
     var output: String
 
-    @Option(name: [.customShort("f"), .customLong("file")], help: "Container: caff, WAVE, AIFF or AIFC.")
+    @Option(name: [.customShort("f"), .customLong("file")], help: "Container: caff, WAVE, AIFF or AIFC.", completion: .list(["caff", "WAVE", "AIFF", "AIFC"]))
     var fileFormat: String?
 
     @Option(
         name: [.customShort("d"), .customLong("data")],
-        help: "Data format[@rate]: LEI16 BEI16 LEI24 BEI24 LEI32 BEI32 LEF32 BEF32 LEF64 BEF64 I8 UI8 ima4 ulaw alaw.")
+        help: "Data format[@rate]: LEI16 BEI16 LEI24 BEI24 LEI32 BEI32 LEF32 BEF32 LEF64 BEF64 I8 UI8 ima4 ulaw alaw.",
+        completion: .list(["LEI16", "BEI16", "LEI24", "BEI24", "LEI32", "BEI32", "LEF32", "BEF32", "LEF64", "BEF64", "I8", "UI8", "ima4", "ulaw", "alaw"]))
     var dataFormat: String?
 
     func run() throws {

@@ -10,7 +10,7 @@ struct InfoCommand: ParsableCommand {
         discussion: "Exits with status 1 when any file cannot be read; the others are still described."
     )
 
-    @Argument(help: "WAV, AIFF/AIFC or CAF files.")
+    @Argument(help: "WAV, AIFF/AIFC or CAF files.", completion: .file())
     var files: [String]
 
     @Flag(help: "Print a JSON array with one object per file.")

@@ -20,7 +20,8 @@ struct PlayOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A sound file name from a notification, looked up only in the allowed folders.", valueName: "name"))
     var named: String?
 
-    @Option(name: .customLong("sounds-dir"), help: ArgumentHelp("An app's own sound folder, searched first (repeatable).", valueName: "dir"))
+    @Option(name: .customLong("sounds-dir"), help: ArgumentHelp("An app's own sound folder, searched first (repeatable).", valueName: "dir"),
+            completion: .directory)
     var soundsDirs: [String] = []
 
     @Option(name: .customLong("app-id"), help: ArgumentHelp("The app's id: adds its folders under the XDG data folders.", valueName: "id"))

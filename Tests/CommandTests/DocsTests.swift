@@ -29,14 +29,15 @@ import Testing
     // MARK: bash
 
     /// What bash offers for the last of `words`, from the installed completion file.
-    func bashCompletions(_ words: [String]) throws -> [String] {
+    func bashCompletions(_ words: [String], files: [String] = []) throws -> [String] {
         let script = """
             source "$1"; shift
             COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
             _noti-play noti-play "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
             printf '%s\\n' "${COMPREPLY[@]}"
             """
-        let empty = TemporaryDirectory("completion")  // no file names to offer
+        let empty = TemporaryDirectory("completion")  // no file names to offer but `files`
+        for file in files { FileManager.default.createFile(atPath: empty.file(file), contents: Data()) }
         let result = try TestTools.run("bash", ["-c", "cd \"$0\" && " + script, empty.path,
                                                 try installed("share/bash-completion/completions/noti-play")] + words)
         #expect(result.status == 0 && result.stderr.isEmpty, "\(words): \(result.stderr)")
@@ -51,6 +52,9 @@ import Testing
         #expect(try bashCompletions(["noti-play", "info", "--j"]) == ["--json"])
         #expect(try bashCompletions(["noti-play", "listen", "--dev"]) == ["--device"])
         #expect(try bashCompletions(["noti-play", "convert", "-"]).contains("--data"))
+        #expect(try bashCompletions(["noti-play", "convert", "in.caf", "out.wav", "-d", "LEF"]) == ["LEF32", "LEF64"])
+        #expect(try bashCompletions(["noti-play", "convert", "in.caf", "out.wav", "-f", ""]) == ["caff", "WAVE", "AIFF", "AIFC"])
+        #expect(try bashCompletions(["noti-play", "info", "ch"], files: ["chime.caf", "other.wav"]) == ["chime.caf"])
     }
 
     // MARK: zsh, fish
