@@ -35,7 +35,7 @@ import Testing
     /// returns (CLibraryTests); it must be the header's.
     @Test func versionIsTheHeaders() throws {
         let version = try headerVersion()
-        #expect(version == "0.2.0")
+        #expect(version.split(separator: ".").count == 3)
         let result = try notiPlay(["--version"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdoutText == "noti-play \(version)\n")
