@@ -35,7 +35,9 @@ date_option=()
 [ -s "$outdir/noti-play.1" ] || { echo "generate-docs.sh: generate-manual wrote no noti-play.1" >&2; exit 1; }
 # generate-manual copies a discussion's blank lines (its paragraphs) as they are; mdoc wants .Pp
 # there, and man(1) warns about every empty line.
-sed -i 's/^$/.Pp/' "$outdir/noti-play.1"
+# And it writes the synopsis as `noti-play subcommand [file] ...` (a subcommand is optional only
+# for a root with a default subcommand); noti-play's root plays FILE itself.
+sed -i -e 's/^$/.Pp/' -e 's/^\.Ar subcommand$/.Op Ar subcommand/' "$outdir/noti-play.1"
 
 "$binary" --generate-completion-script bash > "$outdir/noti-play.bash"
 "$binary" --generate-completion-script zsh > "$outdir/_noti-play"

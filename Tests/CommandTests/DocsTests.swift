@@ -103,6 +103,7 @@ import Testing
                 #expect(text.contains(option), "\(option) of noti-play \(command[0]) is not in the man page")
             }
         }
+        #expect(text.contains("noti-play [subcommand] [file] [--named name]"), "\(text.prefix(800))")
         // What the hand-written page said beyond the options.
         for words in ["EXIT STATUS: 0 when the whole sound was played", "64 for a usage error", "FILES:", "noti-play.conf",
                       "ENVIRONMENT:", "ALSA_CONFIG_PATH", "EXAMPLES:", "noti-play convert in.aiff out.caf -d ima4 -f caff",
