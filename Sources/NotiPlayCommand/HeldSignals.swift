@@ -10,7 +10,7 @@ import Musl
 /// between the file's creation and the moment its name is known), and convert has no thread to
 /// spare for a watcher: it never blocks for long, so a check per chunk answers within milliseconds.
 ///
-/// (PlayCommand's SignalWatcher serves playback, which waits on a device; nothing is shared.)
+/// (PlayOptions.play's SignalWatcher serves playback, which waits on a device; nothing is shared.)
 struct HeldSignals {
     private var held = sigset_t()
 
