@@ -137,25 +137,3 @@ struct CompletionRoot: ParsableCommand {
 
     @OptionGroup var options: PlayOptions
 }
-
-/// `noti-play play FILE ...`: what `noti-play FILE ...` does.
-struct PlayCommand: ParsableCommand {
-    static let discussion = """
-        Exits 0 when the whole sound was played, 1 when the file or the device failed, 64 for a \
-        usage error, and 130, 143 or 129 when SIGINT, SIGTERM or SIGHUP stopped it (with a fade of \
-        a few milliseconds). `noti-play --help` says more.
-        """
-
-    static let configuration = CommandConfiguration(
-        commandName: "play",
-        abstract: "Play a sound through ALSA: what `noti-play FILE ...` does.",
-        discussion: discussion
-    )
-
-    @Argument(help: PlayOptions.fileHelp)
-    var file: String?
-
-    @OptionGroup var options: PlayOptions
-
-    func run() throws { try options.play(file: file) }
-}

@@ -7,6 +7,30 @@ import Synchronization
 import Glibc
 #endif
 
+/// `noti-play play FILE ...`: what `noti-play FILE ...` does, for those who name it. Parsed
+/// under `Subcommands` only, and not listed in the help, man page or completions, where it would
+/// repeat the root's options.
+struct PlayCommand: ParsableCommand {
+    static let discussion = """
+        Exits 0 when the whole sound was played, 1 when the file or the device failed, 64 for a \
+        usage error, and 130, 143 or 129 when SIGINT, SIGTERM or SIGHUP stopped it (with a fade of \
+        a few milliseconds). `noti-play --help` says more.
+        """
+
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract: "Play a sound through ALSA: what `noti-play FILE ...` does.",
+        discussion: discussion
+    )
+
+    @Argument(help: PlayOptions.fileHelp)
+    var file: String?
+
+    @OptionGroup var options: PlayOptions
+
+    func run() throws { try options.play(file: file) }
+}
+
 /// `noti-play FILE [--volume V] [--critical] [--device NAME]`: play one sound and exit when it
 /// has been heard to the end. The sound may also be named as a notification names it
 /// (`--named`, `--sound-name`, `--default`, `--ringtone`), and the user's configuration
