@@ -25,6 +25,8 @@ packages=(
     libglib2.0-bin       # gdbus: the listen tests' raw (and malformed) Notify calls
     libnotify-bin        # notify-send: the notifications people send
     dunst xvfb           # a real notification daemon, on a virtual X display (Xvfb)
+    dpkg-dev             # dpkg-shlibdeps and dpkg-architecture: scripts/make-deb.sh computes the packages' Depends
+    lintian              # judges the Debian packages scripts/make-deb.sh builds
 )
 # Also used, from util-linux (Essential in Debian, always installed): prlimit bounds the memory
 # of `noti-play info` on malformed files, setpriv runs it as nobody on an unreadable file, unshare
