@@ -92,6 +92,8 @@ let package = Package(
         ),
         // A private dbus-daemon, notify-send, dunst under Xvfb: `noti-play listen` on real parts.
         .testTarget(name: "ListenTests", dependencies: ["NotiPlay", "NotiPlayListen", "NotiPlayCommand", "NotiPlayTestSupport"]),
+        // scripts/make-deb.sh's packages, installed with apt and run where no Swift toolchain is.
+        .testTarget(name: "PackageTests", dependencies: ["NotiPlayDecoder", "NotiPlayTestSupport"]),
         .testTarget(
             name: "CommandTests",
             dependencies: ["NotiPlayCommand", "NotiPlayDecoder", "NotiPlayTestSupport"]

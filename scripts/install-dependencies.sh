@@ -25,6 +25,8 @@ packages=(
     libglib2.0-bin       # gdbus: the listen tests' raw (and malformed) Notify calls
     libnotify-bin        # notify-send: the notifications people send
     dunst xvfb           # a real notification daemon, on a virtual X display (Xvfb)
+    dpkg-dev             # dpkg-shlibdeps and dpkg-architecture: scripts/make-deb.sh computes the packages' Depends
+    lintian              # judges the Debian packages scripts/make-deb.sh builds
     groff-base man-db    # the tests render the generated man page (groff, man -l)
     zsh fish             # the tests load the generated zsh and fish completions
 )

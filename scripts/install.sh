@@ -2,7 +2,7 @@
 # Installs noti-play: the command, the C library with its header and pkg-config file, the
 # bundled sounds, the man page and the user service of `noti-play listen`.
 #
-#   scripts/install.sh [--prefix DIR] [--from BUILD_DIR]
+#   scripts/install.sh [--prefix DIR] [--libdir DIR] [--destdir DIR] [--from BUILD_DIR]
 #
 # --prefix  where to install (default /usr/local): bin/noti-play, lib/libnoti-play.so.X.Y.Z with
 #           its SONAME link libnoti-play.so.X and development link libnoti-play.so,
@@ -12,6 +12,12 @@
 #           makes them and the man page from the command), and the user unit noti-play-listen.service in
 #           lib/systemd/user (for /usr and /usr/local, where systemd looks) or else
 #           share/systemd/user (for a prefix such as ~/.local)
+# --libdir  where the library and its pkg-config file go (default PREFIX/lib; Debian's packages
+#           use /usr/lib/x86_64-linux-gnu). Programs built with `pkg-config --libs noti-play` get
+#           an rpath to it unless it is one of the loader's own folders (/usr/lib and its
+#           multiarch folder), where an rpath would only be noise.
+# --destdir stage the files under DIR as if DIR were / (scripts/make-deb.sh does): the paths
+#           written into the files (the unit's ExecStart, the .pc) are still PREFIX's.
 # --from    install what an earlier `swift build` left in BUILD_DIR (e.g. .build/debug) instead
 #           of building release binaries now (the tests use this). A debug build's library
 #           loads the Swift runtime from the toolchain (through its own RUNPATH); only the
@@ -19,16 +25,31 @@
 #
 # The version comes from noti-play.h (NOTI_PLAY_VERSION_*), the one place it is written.
 set -euo pipefail
+caller=$PWD
 cd "$(dirname "$0")/.."
 prefix=/usr/local
+libdir=""
+destdir=""
 from=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --prefix) prefix=$2; shift 2 ;;
+        --libdir) libdir=$2; shift 2 ;;
+        --destdir) destdir=$2; shift 2 ;;
         --from) from=$2; shift 2 ;;
-        *) echo "usage: scripts/install.sh [--prefix DIR] [--from BUILD_DIR]" >&2; exit 64 ;;
+        *) echo "usage: scripts/install.sh [--prefix DIR] [--libdir DIR] [--destdir DIR] [--from BUILD_DIR]" >&2; exit 64 ;;
     esac
 done
+# Folders are written into the files (ExecStart, the .pc): absolute, from where the caller stood.
+absolute() { case "$1" in /*) printf '%s' "${1%/}" ;; *) printf '%s/%s' "$caller" "${1%/}" ;; esac; }
+prefix=$(absolute "$prefix")
+libdir=$(absolute "${libdir:-$prefix/lib}")
+[ -z "$destdir" ] || destdir=$(absolute "$destdir")
+# An rpath only where the loader would not look by itself.
+case "$libdir" in
+    /usr/lib | /usr/lib/*-linux-gnu*) rpath="" ;;
+    *) rpath="-Wl,-rpath,\${libdir}" ;;
+esac
 
 header=Sources/NotiPlayC/noti-play.h
 version_part() { sed -n "s/^#define NOTI_PLAY_VERSION_$1 \([0-9][0-9]*\)\$/\1/p" "$header"; }
@@ -60,32 +81,34 @@ if [ "$built_soname" != "$soname" ]; then
     exit 1
 fi
 
-install -D -m 755 "$command" "$prefix/bin/noti-play"
-install -D -m 755 "$library" "$prefix/lib/libnoti-play.so.$version"
+# Staged under DESTDIR (empty for a real install).
+root=$destdir$prefix
+lib=$destdir$libdir
+install -D -m 755 "$command" "$root/bin/noti-play"
+install -D -m 755 "$library" "$lib/libnoti-play.so.$version"
 # The shipped library without its debugging sections: 7 MB instead of 12 (the runtime's share).
-[ -n "$from" ] || strip --strip-unneeded "$prefix/lib/libnoti-play.so.$version"
-ln -sfn "libnoti-play.so.$version" "$prefix/lib/$soname"
-ln -sfn "$soname" "$prefix/lib/libnoti-play.so"
-install -D -m 644 "$header" "$prefix/include/noti-play.h"
-mkdir -p "$prefix/lib/pkgconfig"
-sed -e "s|@PREFIX@|$prefix|" -e "s|@VERSION@|$version|" \
-    Sources/NotiPlayC/noti-play.pc.in > "$prefix/lib/pkgconfig/noti-play.pc"
-install -D -m 644 -t "$prefix/share/noti-play/sounds" Sounds/*.caf
+[ -n "$from" ] || strip --strip-unneeded "$lib/libnoti-play.so.$version"
+ln -sfn "libnoti-play.so.$version" "$lib/$soname"
+ln -sfn "$soname" "$lib/libnoti-play.so"
+install -D -m 644 "$header" "$root/include/noti-play.h"
+mkdir -p "$lib/pkgconfig"
+sed -e "s|@PREFIX@|$prefix|" -e "s|@LIBDIR@|$libdir|" -e "s| @RPATH@|${rpath:+ $rpath}|" -e "s|@VERSION@|$version|" \
+    Sources/NotiPlayC/noti-play.pc.in > "$lib/pkgconfig/noti-play.pc"
+install -D -m 644 -t "$root/share/noti-play/sounds" Sounds/*.caf
 # The man page and the bash, zsh and fish completions, generated from the command itself.
 docs=$(mktemp -d)
 scripts/generate-docs.sh "$command" "$docs"
-install -D -m 644 "$docs/noti-play.1" "$prefix/share/man/man1/noti-play.1"
-install -D -m 644 "$docs/noti-play.bash" "$prefix/share/bash-completion/completions/noti-play"
-install -D -m 644 "$docs/_noti-play" "$prefix/share/zsh/vendor-completions/_noti-play"
-install -D -m 644 "$docs/noti-play.fish" "$prefix/share/fish/vendor_completions.d/noti-play.fish"
+install -D -m 644 "$docs/noti-play.1" "$root/share/man/man1/noti-play.1"
+install -D -m 644 "$docs/noti-play.bash" "$root/share/bash-completion/completions/noti-play"
+install -D -m 644 "$docs/_noti-play" "$root/share/zsh/vendor-completions/_noti-play"
+install -D -m 644 "$docs/noti-play.fish" "$root/share/fish/vendor_completions.d/noti-play.fish"
 rm -rf "$docs"
 case "$prefix" in
-    /usr | /usr/ | /usr/local | /usr/local/) units="$prefix/lib/systemd/user" ;;
-    *) units="$prefix/share/systemd/user" ;;
+    /usr | /usr/local) units="$root/lib/systemd/user" ;;
+    *) units="$root/share/systemd/user" ;;
 esac
 mkdir -p "$units"
 # The command's absolute path: a user unit has no PATH of the user's shell.
-bindir=$(cd "$prefix/bin" && pwd)
-sed -e "s|@BINDIR@|$bindir|" scripts/noti-play-listen.service > "$units/noti-play-listen.service"
+sed -e "s|@BINDIR@|$prefix/bin|" scripts/noti-play-listen.service > "$units/noti-play-listen.service"
 chmod 644 "$units/noti-play-listen.service"
-echo "installed noti-play $version in $prefix"
+echo "installed noti-play $version in $destdir$prefix"

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <time.h>
 #include <systemd/sd-bus.h>
 #include <unistd.h>
 #include "notification_bus.h"
@@ -29,8 +30,8 @@ static struct {
     int (*set_bus_client)(sd_bus *, int);
     int (*set_monitor)(sd_bus *, int);
     int (*start)(sd_bus *);
-    sd_bus *(*flush_close_unref)(sd_bus *);
-    int (*call)(sd_bus *, sd_bus_message *, uint64_t, sd_bus_error *, sd_bus_message **);
+    void (*close)(sd_bus *);
+    sd_bus *(*unref)(sd_bus *);
     int (*call_async)(sd_bus *, sd_bus_slot **, sd_bus_message *, sd_bus_message_handler_t, void *, uint64_t);
     int (*get_fd)(sd_bus *);
     int (*get_events)(sd_bus *);
@@ -58,8 +59,8 @@ static struct {
     int (*message_enter_container)(sd_bus_message *, char, const char *);
     int (*message_exit_container)(sd_bus_message *);
     int (*message_peek_type)(sd_bus_message *, char *, const char **);
-    void (*error_free)(sd_bus_error *);
-    int (*set_method_call_timeout)(sd_bus *, uint64_t);  /* optional (systemd 240) */
+    const sd_bus_error *(*message_get_error)(sd_bus_message *);
+    sd_bus_slot *(*slot_unref)(sd_bus_slot *);
 } sd;
 static const char *load_failure;
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -75,8 +76,9 @@ static void load(void) {
     }
     int resolved = RESOLVE(library, new, "sd_bus_new") && RESOLVE(library, set_address, "sd_bus_set_address")
         && RESOLVE(library, set_bus_client, "sd_bus_set_bus_client") && RESOLVE(library, set_monitor, "sd_bus_set_monitor")
-        && RESOLVE(library, start, "sd_bus_start") && RESOLVE(library, flush_close_unref, "sd_bus_flush_close_unref")
-        && RESOLVE(library, call, "sd_bus_call") && RESOLVE(library, call_async, "sd_bus_call_async")
+        && RESOLVE(library, start, "sd_bus_start") && RESOLVE(library, close, "sd_bus_close")
+        && RESOLVE(library, unref, "sd_bus_unref")
+        && RESOLVE(library, call_async, "sd_bus_call_async")
         && RESOLVE(library, get_fd, "sd_bus_get_fd") && RESOLVE(library, get_events, "sd_bus_get_events")
         && RESOLVE(library, get_timeout, "sd_bus_get_timeout") && RESOLVE(library, process, "sd_bus_process")
         && RESOLVE(library, message_new_method_call, "sd_bus_message_new_method_call")
@@ -101,9 +103,9 @@ static void load(void) {
         && RESOLVE(library, message_enter_container, "sd_bus_message_enter_container")
         && RESOLVE(library, message_exit_container, "sd_bus_message_exit_container")
         && RESOLVE(library, message_peek_type, "sd_bus_message_peek_type")
-        && RESOLVE(library, error_free, "sd_bus_error_free");
+        && RESOLVE(library, message_get_error, "sd_bus_message_get_error")
+        && RESOLVE(library, slot_unref, "sd_bus_slot_unref");
     if (!resolved) load_failure = "libsystemd.so.0 lacks an sd-bus function listen needs";
-    RESOLVE(library, set_method_call_timeout, "sd_bus_set_method_call_timeout");
 }
 
 const char *nb_load(void) {
@@ -155,9 +157,60 @@ static const char *const monitor_rules[] = {
     "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" SWAYNC "'",
 };
 
-static int become_monitor(nb_bus *bus, char *error, size_t error_size) {
-    sd_bus_message *call = NULL, *reply = NULL;
-    sd_bus_error failure = SD_BUS_ERROR_NULL;
+static uint64_t monotonic_usec(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_nsec / 1000u;
+}
+
+static int is_error(sd_bus_message *m);
+
+/* BecomeMonitor's answer, filled in by its callback. */
+struct monitor_reply {
+    int answered;
+    int refused;
+    char reason[256];
+};
+
+static int monitor_answered(sd_bus_message *m, void *userdata, sd_bus_error *unused) {
+    (void)unused;
+    struct monitor_reply *reply = userdata;
+    reply->answered = 1;
+    if (is_error(m)) {
+        const sd_bus_error *error = sd.message_get_error(m);
+        reply->refused = 1;
+        snprintf(reply->reason, sizeof reply->reason, "%s", error && error->message ? error->message : "refused");
+    }
+    return 0;
+}
+
+/* Serves the connection (authentication, Hello, the call) until `*done`, `cancel` becomes readable
+ * (the caller's signals: it is not read here) or `deadline` passes: a bus that accepts the
+ * connection and never answers must not hold listen, nor its SIGTERM. */
+static int serve_until(nb_bus *bus, const int *done, int cancel, uint64_t deadline) {
+    while (!*done) {
+        int r = sd.process(bus->bus, NULL);
+        if (r < 0) return r;
+        if (r > 0) continue;
+        uint64_t now = monotonic_usec();
+        if (now >= deadline) return -ETIMEDOUT;
+        uint64_t until = deadline, bus_deadline = UINT64_MAX;
+        if (sd.get_timeout(bus->bus, &bus_deadline) >= 0 && bus_deadline < until) until = bus_deadline;
+        int wait_ms = until > now ? (int)((until - now + 999) / 1000) : 0;
+        struct pollfd descriptors[2] = {
+            {.fd = sd.get_fd(bus->bus), .events = (short)nb_events(bus)},
+            {.fd = cancel, .events = POLLIN},
+        };
+        int ready = poll(descriptors, cancel >= 0 ? 2 : 1, wait_ms);
+        if (ready < 0 && errno != EINTR) return -errno;
+        if (cancel >= 0 && (descriptors[1].revents & POLLIN)) return -EINTR;
+    }
+    return 0;
+}
+
+static int become_monitor(nb_bus *bus, int cancel, char *error, size_t error_size) {
+    sd_bus_message *call = NULL;
+    struct monitor_reply reply = {0};
     int r = sd.message_new_method_call(bus->bus, &call, "org.freedesktop.DBus", "/org/freedesktop/DBus",
                                        "org.freedesktop.DBus.Monitoring", "BecomeMonitor");
     if (r >= 0) r = sd.message_open_container(call, 'a', "s");
@@ -166,19 +219,22 @@ static int become_monitor(nb_bus *bus, char *error, size_t error_size) {
     if (r >= 0) r = sd.message_close_container(call);
     uint32_t flags = 0;
     if (r >= 0) r = sd.message_append_basic(call, 'u', &flags);
-    if (r >= 0) {
-        r = sd.call(bus->bus, call, MONITOR_TIMEOUT_USEC, &failure, &reply);
-        if (r < 0) fail(error, error_size, r, "the session bus refused to let listen monitor it", failure.message);
-    } else {
-        fail(error, error_size, r, "cannot build the BecomeMonitor call", NULL);
-    }
-    sd.error_free(&failure);
-    if (reply) sd.message_unref(reply);
+    /* A slot of our own, so that the callback, which points at this stack frame, cannot run
+     * after this function returns. */
+    sd_bus_slot *slot = NULL;
+    if (r >= 0) r = sd.call_async(bus->bus, &slot, call, monitor_answered, &reply, MONITOR_TIMEOUT_USEC);
     if (call) sd.message_unref(call);
-    return r < 0 ? r : 0;
+    if (r < 0) return fail(error, error_size, r, "cannot ask the session bus to let listen monitor it", NULL);
+    r = serve_until(bus, &reply.answered, cancel, monotonic_usec() + MONITOR_TIMEOUT_USEC);
+    sd.slot_unref(slot);
+    if (r == -EINTR) return fail(error, error_size, r, "interrupted while connecting to the session bus", "a signal arrived");
+    if (r == -ETIMEDOUT) return fail(error, error_size, r, "the session bus did not answer", "not within 5 s");
+    if (r < 0) return fail(error, error_size, r, "the session bus refused to let listen monitor it", NULL);
+    if (reply.refused) return fail(error, error_size, -EACCES, "the session bus refused to let listen monitor it", reply.reason);
+    return 0;
 }
 
-int nb_open(const char *given, nb_role role, nb_bus **out, char *error, size_t error_size) {
+int nb_open(const char *given, nb_role role, int cancel, nb_bus **out, char *error, size_t error_size) {
     *out = NULL;
     const char *why = nb_load();
     if (why) return fail(error, error_size, -ENOENT, "cannot use the session bus", why);
@@ -192,16 +248,13 @@ int nb_open(const char *given, nb_role role, nb_bus **out, char *error, size_t e
     if (r >= 0) r = sd.set_address(bus->bus, address);
     if (r >= 0) r = sd.set_bus_client(bus->bus, 1);
     if (r >= 0 && role == NB_MONITOR) r = sd.set_monitor(bus->bus, 1);
-    /* A bus that accepts the connection and then never answers must not hold listen (and its
-     * SIGTERM) for sd-bus's default 25 s per call. */
-    if (r >= 0 && sd.set_method_call_timeout) r = sd.set_method_call_timeout(bus->bus, MONITOR_TIMEOUT_USEC);
     if (r >= 0) r = sd.start(bus->bus);
     if (r < 0) {
         char what[4200];
         snprintf(what, sizeof what, "cannot connect to the session bus at %s", address);
         fail(error, error_size, r, what, NULL);
     } else if (role == NB_MONITOR) {
-        r = become_monitor(bus, error, error_size);
+        r = become_monitor(bus, cancel, error, error_size);
     }
     if (r < 0) {
         nb_close(bus);
@@ -214,7 +267,12 @@ int nb_open(const char *given, nb_role role, nb_bus **out, char *error, size_t e
 void nb_close(nb_bus *bus) {
     if (!bus) return;
     if (bus->current) sd.message_unref(bus->current);
-    if (bus->bus) sd.flush_close_unref(bus->bus);
+    /* Not flushed: listen sends nothing that must arrive, and flushing waits for a bus that does
+     * not answer (sd-bus's 90 s authentication timeout). */
+    if (bus->bus) {
+        sd.close(bus->bus);
+        sd.unref(bus->bus);
+    }
     free(bus);
 }
 

@@ -51,11 +51,16 @@ final class BusConnection {
 
     private let bus: OpaquePointer
 
-    /// Connects (at most 5 s). - Throws: the one-line reason.
-    init(address: String?, role: Role) throws(ListenError) {
+    /// Connects: at most 5 s, and no longer than until `cancel` is readable.
+    /// - Parameters:
+    ///   - cancel: a descriptor that ends the wait when it becomes readable (listen's signalfd;
+    ///     it is not read), or -1.
+    /// - Throws: `.interrupted` when `cancel` ended it, else the one-line reason.
+    init(address: String?, role: Role, cancel: Int32) throws(ListenError) {
         var handle: OpaquePointer?
         var message = [CChar](repeating: 0, count: 512)
-        let result = nb_open(address, role == .monitor ? NB_MONITOR : NB_CLIENT, &handle, &message, message.count)
+        let result = nb_open(address, role == .monitor ? NB_MONITOR : NB_CLIENT, cancel, &handle, &message, message.count)
+        if result == -EINTR { throw .interrupted }
         guard result == 0, let handle else {
             throw .bus(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
@@ -145,10 +150,13 @@ public enum ListenError: Error, Equatable, CustomStringConvertible {
     case bus(String)
     case disconnected(String)
     case system(String)
+    /// A signal arrived while connecting.
+    case interrupted
 
     public var description: String {
         switch self {
         case .bus(let why): why
+        case .interrupted: "a signal arrived while connecting to the session bus"
         case .disconnected(let why): "lost the session bus: \(why)"
         case .system(let why): why
         }

@@ -81,7 +81,20 @@ public final class NotificationListener {
         let signalDescriptor = nb_signal_descriptor(&signals)
         guard signalDescriptor >= 0 else { throw .system("cannot watch for signals: \(String(cString: strerror(errno)))") }
         defer { Glibc.close(signalDescriptor) }
-        try connect()
+        while true {
+            do {
+                try connect(cancel: signalDescriptor)
+                break
+            } catch .interrupted {
+                // A signal while the bus keeps listen waiting: SIGHUP reloads and connecting
+                // goes on; the others end listen at once.
+                guard let signal = receivedSignal(signalDescriptor) else { continue }
+                if signal == SIGHUP { reload() } else {
+                    player.close()
+                    return signal
+                }
+            }
+        }
         log("listening to notifications on the session bus")
         while true {
             var descriptors = [pollfd(fd: signalDescriptor, events: Int16(POLLIN), revents: 0)]
@@ -99,24 +112,25 @@ public final class NotificationListener {
             let now = Self.now()
             serveBus(at: now)
             stop(ringtones.expired(at: now))
-            if let due = reconnectAt, due <= now { reconnect() }
+            if let due = reconnectAt, due <= now { reconnect(cancel: signalDescriptor) }
         }
     }
 
     // MARK: The bus
 
-    private func connect() throws(ListenError) {
-        let monitor = try BusConnection(address: configuration.address, role: .monitor)
-        let client = try BusConnection(address: configuration.address, role: .client)
+    private func connect(cancel: Int32) throws(ListenError) {
+        let monitor = try BusConnection(address: configuration.address, role: .monitor, cancel: cancel)
+        let client = try BusConnection(address: configuration.address, role: .client, cancel: cancel)
         (self.monitor, self.client) = (monitor, client)
         client.query(NB_QUERY_CAPABILITIES)
         client.query(NB_QUERY_DUNST_PAUSED)
         client.query(NB_QUERY_SWAYNC_DND)
     }
 
-    private func reconnect() {
+    /// A signal that interrupts it is served by the loop, which sees the signalfd still readable.
+    private func reconnect(cancel: Int32) {
         do {
-            try connect()
+            try connect(cancel: cancel)
             reconnectAt = nil
             log("reconnected to the session bus")
         } catch {

@@ -289,6 +289,34 @@ import Testing
         #expect(listener.stderr == "noti-play listen: cannot connect to the session bus at unix:path=/nonexistent/bus: No such file or directory\n")
     }
 
+    /// A bus that accepts connections and answers none (a stopped dbus-daemon) holds listen 5 s,
+    /// not sd-bus's 90 s, and a SIGTERM meanwhile ends it at once with status 0.
+    @Test func aBusThatNeverAnswersHoldsItNeitherLongNorPastSIGTERM() throws {
+        rig.bus.signal(SIGSTOP)
+        defer { rig.bus.signal(SIGCONT) }
+        let started = Date()
+        let refused = try rig.spawn(TestTools.notiPlay, ["listen"])
+        #expect(refused.wait() == 1)
+        // 5 s, however loaded the machine; sd-bus by itself waits 90 s.
+        #expect(Date().timeIntervalSince(started) < 30)
+        #expect(refused.stderr == "noti-play listen: the session bus did not answer: not within 5 s\n")
+
+        let stopped = try rig.spawn(TestTools.notiPlay, ["listen"])
+        // Once SIGTERM is blocked (listen's first step; from then on its loop reads the signal)...
+        try waitUntil("listen to block SIGTERM", timeout: 10) {
+            guard let status = try? String(contentsOfFile: "/proc/\(stopped.pid)/status", encoding: .utf8),
+                  let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigBlk:") }),
+                  let mask = UInt64(line.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces), radix: 16) else { return false }
+            return mask & (1 << (UInt64(SIGTERM) - 1)) != 0
+        }
+        usleep(200_000)  // ...and it waits for the bus.
+        let signalled = Date()
+        stopped.signal(SIGTERM)
+        #expect(stopped.wait() == 0, "\(stopped.stderr)")
+        #expect(Date().timeIntervalSince(signalled) < 3)
+        #expect(stopped.stderr == "")
+    }
+
     /// Voluntary and involuntary context switches of every thread of `pid`.
     static func contextSwitches(_ pid: pid_t) throws -> Int {
         var total = 0

@@ -12,16 +12,6 @@ import Testing
     let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
 
-    /// The Swift toolchain's folder: the one whose usr/bin holds the `swift` on PATH (/opt/swift).
-    func toolchainFolder() throws -> String {
-        let swift = try TestTools.runChecked("/bin/sh", ["-c", "readlink -f \"$(command -v swift)\""]).stdoutText
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        let folder = URL(fileURLWithPath: swift).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().path
-        #expect(FileManager.default.fileExists(atPath: folder + "/usr/lib/swift/linux/libswiftCore.so"), "\(folder)")
-        return folder
-    }
-
     /// The functions noti-play.h declares, read as the compiler reads the header.
     func headerFunctions() throws -> Set<String> {
         let preprocessed = try TestTools.runChecked("gcc", ["-E", "-P", repository + "/Sources/NotiPlayC/noti-play.h"]).stdoutText
@@ -40,7 +30,7 @@ import Testing
     }
 
     @Test func theShippedLibraryRunsWhereNoSwiftToolchainIs() throws {
-        let toolchain = try toolchainFolder()
+        let toolchain = try HiddenToolchain.toolchainFolder()
         let prefix = folder.file("prefix")
         try TestTools.runChecked(repository + "/scripts/install.sh", ["--prefix", prefix])
         let lib = prefix + "/lib/"
@@ -67,19 +57,14 @@ import Testing
         #expect(exported == (try headerFunctions()))
 
         // The example daemon, compiled against the installed library, plays with the toolchain's
-        // folder hidden under an empty tmpfs (in a mount namespace of its own; the test checks
-        // that libswiftCore.so is gone there before starting the daemon).
+        // folder hidden under an empty tmpfs (in a mount namespace of its own).
         let daemon = try compileDaemon(prefix: prefix)
         let sound = folder.file("chime.caf")
         try TestTools.runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=660:d=0.25", "-c:a", "adpcm_ima_qt", "-y", sound])
         let requests = folder.file("requests")
         try "version\nfile \(sound) 0.5 critical\nwait\nquit\n".write(toFile: requests, atomically: true, encoding: .utf8)
         let capture = folder.file("played.raw")
-        let hidden = try TestTools.run("unshare", ["--mount", "--propagation", "private", "/bin/sh", "-c", """
-            mount -t tmpfs tmpfs "$1" || exit 90
-            if [ -e "$1/usr/lib/swift/linux/libswiftCore.so" ]; then echo "the toolchain is still there" >&2; exit 91; fi
-            exec "$2" < "$3"
-            """, "sh", toolchain, daemon, requests], environment: [
+        let hidden = try HiddenToolchain(in: folder).run("/bin/sh", ["-c", "exec \"$0\" < \"$1\"", daemon, requests], environment: [
                 "NOTI_PLAY_DEVICE": "file:FILE=\(capture),FORMAT=raw",
                 "XDG_CONFIG_HOME": folder.file("config"), "XDG_DATA_HOME": folder.file("data"),
             ])

@@ -90,25 +90,28 @@ int main(void) {
         unsigned flags = flags_from(fourth ? fourth : third);
         char *error = NULL;
         uint64_t id = 0;
-        int starting = 1;
-        pthread_mutex_lock(&lock);
-        playing++;  /* counted before the call: a silenced sound ends inside it */
-        pthread_mutex_unlock(&lock);
-        if (strcmp(verb, "file") == 0 && argument) id = noti_play_file(player, argument, volume, flags, sound_ended, NULL, &error);
-        else if (strcmp(verb, "name") == 0 && argument) id = noti_play_name(player, argument, volume, flags, sound_ended, NULL, &error);
-        else if (strcmp(verb, "theme") == 0 && argument) id = noti_play_theme_sound(player, argument, 1.0f, 0, sound_ended, NULL, &error);
-        else if (strcmp(verb, "default") == 0) id = noti_play_default(player, 1.0f, flags_from(argument), sound_ended, NULL, &error);
-        else if (strcmp(verb, "notify") == 0) id = notify(player, copy, &error);
-        else starting = 0;
+        int starting = (strcmp(verb, "file") == 0 || strcmp(verb, "name") == 0 || strcmp(verb, "theme") == 0) && argument;
+        starting = starting || strcmp(verb, "default") == 0 || strcmp(verb, "notify") == 0;
         if (starting) {
-            if (id) printf("started %llu\n", (unsigned long long)id);
-            else printf("error %s\n", error ? error : "unknown");
-            noti_play_free_string(error);
-            if (!id) { pthread_mutex_lock(&lock); playing--; pthread_mutex_unlock(&lock); }
-        } else {
+            /* The lock is held across the call (which never blocks or waits for a callback): the
+             * sound may end before the call returns, and its callback, which takes the lock,
+             * then prints after "started". */
             pthread_mutex_lock(&lock);
-            playing--;
+            if (strcmp(verb, "file") == 0) id = noti_play_file(player, argument, volume, flags, sound_ended, NULL, &error);
+            else if (strcmp(verb, "name") == 0) id = noti_play_name(player, argument, volume, flags, sound_ended, NULL, &error);
+            else if (strcmp(verb, "theme") == 0) id = noti_play_theme_sound(player, argument, 1.0f, 0, sound_ended, NULL, &error);
+            else if (strcmp(verb, "default") == 0) id = noti_play_default(player, 1.0f, flags_from(argument), sound_ended, NULL, &error);
+            else id = notify(player, copy, &error);
+            if (id) {
+                playing++;
+                printf("started %llu\n", (unsigned long long)id);
+            } else {
+                printf("error %s\n", error ? error : "unknown");
+            }
+            fflush(stdout);
             pthread_mutex_unlock(&lock);
+            noti_play_free_string(error);
+        } else {
             unsigned long long target = argument ? strtoull(argument, NULL, 10) : 0;
             if (strcmp(verb, "cancel") == 0) noti_play_cancel(player, target);
             else if (strcmp(verb, "pause") == 0) noti_play_pause(player, target);

@@ -7,8 +7,8 @@
  *
  *   const char *why = nb_load();                      // NULL: loaded
  *   nb_bus *monitor, *client;
- *   nb_open(NULL, NB_MONITOR, &monitor, error, sizeof error);   // every notification's traffic
- *   nb_open(NULL, NB_CLIENT, &client, error, sizeof error);     // the few calls listen makes
+ *   nb_open(NULL, NB_MONITOR, -1, &monitor, error, sizeof error);   // every notification's traffic
+ *   nb_open(NULL, NB_CLIENT, -1, &client, error, sizeof error);     // the few calls listen makes
  *   nb_query(client, NB_QUERY_CAPABILITIES);
  *   poll on nb_fd() / nb_events() / nb_timeout(), then
  *   while ((r = nb_next(monitor, &event)) > 0) { ... }          // r < 0: -errno, reconnect
@@ -79,10 +79,11 @@ typedef struct {
 const char *nb_load(void);
 
 /* Connects to `address` (NULL: $DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus) in `role`.
- * 0, or -errno with a one-line reason in `error`. Blocks: at most 5 s for each call once the bus
- * has authenticated the connection, but a bus that accepts a connection and never answers it
- * (a stopped dbus-daemon) holds it for sd-bus's authentication timeout, 90 s. */
-int nb_open(const char *address, nb_role role, nb_bus **bus, char *error, size_t error_size);
+ * 0, or -errno with a one-line reason in `error`. A monitor waits for the bus to let it monitor:
+ * at most 5 s (-ETIMEDOUT, for a bus that accepts connections and answers none, such as a stopped
+ * dbus-daemon), and no longer than until `cancel` (a descriptor, or -1) becomes readable
+ * (-EINTR; `cancel` is not read). A client waits for nothing: it authenticates as it is served. */
+int nb_open(const char *address, nb_role role, int cancel, nb_bus **bus, char *error, size_t error_size);
 void nb_close(nb_bus *bus);
 
 /* What to poll: the connection's descriptor, its poll events, and the CLOCK_MONOTONIC

@@ -1,20 +1,18 @@
 import Foundation
-import NotiPlayTestSupport
-import Testing
 
 /// A desktop session of real parts for `noti-play listen`: a private `dbus-daemon`, a
 /// notification server on it (the test's own, Tests/ListenScenarios/fake-notification-server.c
 /// on sd-bus, or dunst under Xvfb), the ALSA tap (or a PulseAudio null sink) as the device,
 /// and private XDG folders with the test's sounds.
-final class ListenRig {
-    let folder = TemporaryDirectory("listen")
-    let tap: ALSATap
-    private(set) var bus: ChildProcess!
-    var address: String { "unix:path=" + folder.file("bus") }
+public final class ListenRig {
+    public let folder = TemporaryDirectory("listen")
+    public let tap: ALSATap
+    public private(set) var bus: ChildProcess!
+    public var address: String { "unix:path=" + folder.file("bus") }
     private var children: [ChildProcess] = []
     private var commandWriters: [Int32] = []
 
-    init() throws {
+    public init() throws {
         tap = try ALSATap(in: folder)
         for sub in ["config", "data/sounds/freedesktop/stereo", "data/noti-play/apps/org.example.Chat/sounds", "dirs", "home"] {
             try FileManager.default.createDirectory(atPath: folder.file(sub), withIntermediateDirectories: true)
@@ -34,7 +32,7 @@ final class ListenRig {
 
     /// The environment of everything on this session: the bus, the tap, and XDG folders that
     /// hold only the test's sounds and no configuration.
-    var environment: [String: String] {
+    public var environment: [String: String] {
         [
             "DBUS_SESSION_BUS_ADDRESS": address, "ALSA_CONFIG_PATH": tap.configPath,
             "XDG_CONFIG_HOME": folder.file("config"), "XDG_DATA_HOME": folder.file("data"),
@@ -43,7 +41,7 @@ final class ListenRig {
     }
 
     /// Starts the session bus (again, at the same address, after `stopBus()`).
-    func startBus() throws {
+    public func startBus() throws {
         let config = try String(contentsOfFile: Self.scenario("private-session-bus.conf"), encoding: .utf8)
             .replacingOccurrences(of: "@SOCKET@", with: folder.file("bus"))
         try config.write(toFile: folder.file("bus.conf"), atomically: true, encoding: .utf8)
@@ -52,20 +50,20 @@ final class ListenRig {
         try waitUntil("the bus's socket", timeout: 10) { FileManager.default.fileExists(atPath: self.folder.file("bus")) }
     }
 
-    func stopBus() {
+    public func stopBus() {
         bus.signal(SIGTERM)
         bus.wait()
     }
 
     /// A child of this session, killed at the end of the test if it still runs.
-    func spawn(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:], standardInput: String = "/dev/null") throws -> ChildProcess {
+    public func spawn(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:], standardInput: String = "/dev/null") throws -> ChildProcess {
         let child = try ChildProcess(executable, arguments, environment: environment.merging(extra) { $1 }, in: folder, standardInput: standardInput)
         children.append(child)
         return child
     }
 
     /// A file of Tests/ListenScenarios, shared with scripts/measure-listen.py.
-    static func scenario(_ name: String) -> String {
+    public static func scenario(_ name: String) -> String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../ListenScenarios/\(name)").standardized.path
     }
@@ -73,7 +71,7 @@ final class ListenRig {
     // MARK: The notification server
 
     /// The test's notification server, compiled once per test run.
-    static let fakeServer: Result<String, Error> = Result {
+    public static let fakeServer: Result<String, Error> = Result {
         let output = NSTemporaryDirectory() + "noti-play-fake-notification-server-\(getpid())"
         let source = scenario("fake-notification-server.c")
         let result = try TestTools.run("cc", ["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1", "-o", output, source, "-lsystemd"])
@@ -81,13 +79,13 @@ final class ListenRig {
         return output
     }
 
-    final class Server {
-        let process: ChildProcess
+    public final class Server {
+        public let process: ChildProcess
         private let commands: Int32
         init(process: ChildProcess, commands: Int32) { (self.process, self.commands) = (process, commands) }
 
         /// Sends one command line (`close ID`, `dnd on`, `quit`) and waits for its `ok`.
-        func send(_ command: String) throws {
+        public func send(_ command: String) throws {
             let before = process.stdout.components(separatedBy: "\n").filter { $0 == "ok" }.count
             let line = Array((command + "\n").utf8)
             guard write(commands, line, line.count) == line.count else { throw RigFailure(command, "cannot write to the server") }
@@ -100,7 +98,7 @@ final class ListenRig {
 
     /// Starts the test's notification server with `capabilities`; with `swaync`, it also plays
     /// swaync's part (its do-not-disturb state).
-    func startServer(capabilities: String = "body", swaync: Bool = false) throws -> Server {
+    public func startServer(capabilities: String = "body", swaync: Bool = false) throws -> Server {
         let fifo = folder.file("server-\(UUID().uuidString).in")
         guard mkfifo(fifo, 0o600) == 0 else { throw RigFailure("mkfifo", String(cString: strerror(errno))) }
         // Open for reading and writing: it never blocks, and the server never sees end-of-file.
@@ -115,9 +113,11 @@ final class ListenRig {
     // MARK: The listener
 
     /// Starts `noti-play listen` with `arguments`, and waits until it has heard the server's
-    /// capabilities (or, without a server, until it listens).
-    func startListener(_ arguments: [String] = [], environment extra: [String: String] = [:], server: Bool = true) throws -> ChildProcess {
-        let listener = try spawn(TestTools.notiPlay, ["listen", "--verbose"] + arguments, environment: extra)
+    /// capabilities (or, without a server, until it listens). `command` runs noti-play: the
+    /// built one, or an installed one in another mount namespace (`nsenter … /usr/bin/noti-play`).
+    public func startListener(_ arguments: [String] = [], environment extra: [String: String] = [:], server: Bool = true,
+                              command: [String] = [TestTools.notiPlay]) throws -> ChildProcess {
+        let listener = try spawn(command[0], Array(command.dropFirst()) + ["listen", "--verbose"] + arguments, environment: extra)
         try waitUntil("the listener to start", timeout: 10) {
             listener.poll() != nil || (server ? listener.stderr.contains("the notification server plays") : listener.stderr.contains("listening to notifications"))
         }
@@ -127,7 +127,7 @@ final class ListenRig {
 
     /// Sends a notification with the real notify-send; returns the id the server gave it.
     @discardableResult
-    func notifySend(_ arguments: [String]) throws -> UInt32 {
+    public func notifySend(_ arguments: [String]) throws -> UInt32 {
         let result = try TestTools.run("notify-send", ["--print-id"] + arguments + ["summary"], environment: environment)
         guard result.status == 0, let id = UInt32(result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw RigFailure("notify-send \(arguments)", result.stderr + result.stdoutText)
@@ -137,7 +137,7 @@ final class ListenRig {
 
     /// A raw call on the bus with gdbus (which sends whatever types it is given).
     @discardableResult
-    func gdbus(_ method: String, _ arguments: [String]) throws -> ProcessResult {
+    public func gdbus(_ method: String, _ arguments: [String]) throws -> ProcessResult {
         try TestTools.run("gdbus", ["call", "--session", "--dest", "org.freedesktop.Notifications", "--object-path",
                                     "/org/freedesktop/Notifications", "--method", "org.freedesktop.Notifications." + method] + arguments,
                           environment: environment)
@@ -147,7 +147,7 @@ final class ListenRig {
 /// Polls `condition` every 10 ms until it holds; fails the wait (throws) after `timeout` seconds.
 /// The timeouts are far beyond what the awaited thing takes: they only end a test that would
 /// otherwise hang.
-func waitUntil(_ what: String, timeout: Double, _ condition: () throws -> Bool) throws {
+public func waitUntil(_ what: String, timeout: Double, _ condition: () throws -> Bool) throws {
     let deadline = Date().addingTimeInterval(timeout)
     while try !condition() {
         guard Date() < deadline else { throw RigFailure("waiting for \(what)", "not within \(timeout) s") }
@@ -157,13 +157,13 @@ func waitUntil(_ what: String, timeout: Double, _ condition: () throws -> Bool) 
 
 extension ChildProcess {
     /// The listener's log lines, without the "noti-play listen: " prefix.
-    var logLines: [String] {
+    public var logLines: [String] {
         stderr.split(separator: "\n").map { String($0.hasPrefix("noti-play listen: ") ? $0.dropFirst(18) : $0[...]) }
     }
 
     /// Waits for a log line containing `text` after the first `after` lines; returns its index.
     @discardableResult
-    func waitForLog(_ text: String, after: Int = 0, timeout: Double = 10) throws -> Int {
+    public func waitForLog(_ text: String, after: Int = 0, timeout: Double = 10) throws -> Int {
         var found: Int?
         try waitUntil("'\(text)' in the listener's log:\n\(stderr)", timeout: timeout) {
             found = logLines.enumerated().dropFirst(after).first { $0.element.contains(text) }?.offset
@@ -175,7 +175,7 @@ extension ChildProcess {
 
 /// A 16-bit WAV of `frames` frames, every sample `level` (a fraction of full scale, exact in
 /// 16 bits and in the device's float format), so that the tap shows which sound played.
-func writeLevelWAV(_ path: String, level: Double, frames: Int = 2205, channels: Int = 1, rate: Int = 44100) throws {
+public func writeLevelWAV(_ path: String, level: Double, frames: Int = 2205, channels: Int = 1, rate: Int = 44100) throws {
     var data = Data()
     func le32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { data.append(contentsOf: $0) } }
     func le16(_ v: Int) { withUnsafeBytes(of: UInt16(truncatingIfNeeded: v).littleEndian) { data.append(contentsOf: $0) } }
@@ -191,7 +191,7 @@ func writeLevelWAV(_ path: String, level: Double, frames: Int = 2205, channels: 
 extension ALSATap {
     /// How many samples of each level reached the device (its format is FLOAT, the best the
     /// null device takes).
-    func levels() throws -> [Float: Int] {
+    public func levels() throws -> [Float: Int] {
         let bytes = (try? captured()) ?? []
         var counts: [Float: Int] = [:]
         bytes.withUnsafeBytes { raw in
@@ -202,7 +202,7 @@ extension ALSATap {
 }
 
 /// A part of the session that did not do what the test needs (it did not start, a wait ran out).
-struct RigFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ what: String, _ why: String) { description = "\(what): \(why)" }
+public struct RigFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ what: String, _ why: String) { description = "\(what): \(why)" }
 }
