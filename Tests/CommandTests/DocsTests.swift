@@ -37,7 +37,7 @@ import Testing
             printf '%s\\n' "${COMPREPLY[@]}"
             """
         let empty = TemporaryDirectory("completion")  // no file names to offer but `files`
-        for file in files { FileManager.default.createFile(atPath: empty.file(file), contents: Data()) }
+        for file in files { try #require(FileManager.default.createFile(atPath: empty.file(file), contents: Data())) }
         let result = try TestTools.run("bash", ["-c", "cd \"$0\" && " + script, empty.path,
                                                 try installed("share/bash-completion/completions/noti-play")] + words)
         #expect(result.status == 0 && result.stderr.isEmpty, "\(words): \(result.stderr)")
