@@ -39,6 +39,8 @@ date_option=()
 # for a root with a default subcommand); noti-play's root plays FILE itself.
 sed -i -e 's/^$/.Pp/' -e 's/^\.Ar subcommand$/.Op Ar subcommand/' "$outdir/noti-play.1"
 
-"$binary" --generate-completion-script bash > "$outdir/noti-play.bash"
+# Without the script's #!/bin/bash: bash-completion sources the file, never runs it (lintian's
+# bash-completion-with-hashbang).
+"$binary" --generate-completion-script bash | sed '1{/^#!/d}' > "$outdir/noti-play.bash"
 "$binary" --generate-completion-script zsh > "$outdir/_noti-play"
 "$binary" --generate-completion-script fish > "$outdir/noti-play.fish"

@@ -45,6 +45,9 @@ import Testing
     }
 
     @Test func bashCompletesOptionsAndSubcommands() throws {
+        // Sourced, never run: no #! line (Debian's lintian warns about one).
+        let file = try String(contentsOfFile: try installed("share/bash-completion/completions/noti-play"), encoding: .utf8)
+        #expect(!file.hasPrefix("#!"))
         #expect(try bashCompletions(["noti-play", "--vol"]) == ["--volume"])
         #expect(try bashCompletions(["noti-play", "con"]) == ["convert"])
         #expect(try bashCompletions(["noti-play", "--sound-n"]) == ["--sound-name"])
