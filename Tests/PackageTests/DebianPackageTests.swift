@@ -83,6 +83,8 @@ import Testing
         try #require(installed.status == 0, "\(installed.stderr)")
         for path in ["/usr/bin/noti-play", "/usr/share/noti-play/sounds/default.caf", "/usr/share/man/man1/noti-play.1.gz",
                      "/usr/lib/systemd/user/noti-play-listen.service", "/usr/include/noti-play.h",
+                     "/usr/share/bash-completion/completions/noti-play", "/usr/share/zsh/vendor-completions/_noti-play",
+                     "/usr/share/fish/vendor_completions.d/noti-play.fish",
                      "/usr/lib/\(multiarch)/libnoti-play.so.0", "/usr/lib/\(multiarch)/pkgconfig/noti-play.pc"] {
             #expect(FileManager.default.fileExists(atPath: path), "\(path) is not installed")
         }
@@ -94,6 +96,8 @@ import Testing
         // No configuration of the user's, no sounds but the bundled ones.
         let session = ["XDG_CONFIG_HOME": folder.file("config"), "XDG_DATA_HOME": folder.file("data"), "XDG_DATA_DIRS": folder.file("dirs")]
 
+        let versionShown = try hidden.run("/usr/bin/noti-play", ["--version"])
+        #expect(versionShown.status == 0 && versionShown.stdoutText == "noti-play \(version)\n", "\(versionShown.stderr)")
         // The command plays the bundled default sound, exactly.
         let tap = try ALSATap(in: folder)
         let played = try hidden.run("/usr/bin/noti-play", ["--default"], environment: session.merging(tap.environment) { $1 })
