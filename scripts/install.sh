@@ -31,13 +31,15 @@ prefix=/usr/local
 libdir=""
 destdir=""
 from=""
+usage() { echo "usage: scripts/install.sh [--prefix DIR] [--libdir DIR] [--destdir DIR] [--from BUILD_DIR]" >&2; exit 64; }
 while [ $# -gt 0 ]; do
+    [ $# -ge 2 ] || usage
     case "$1" in
         --prefix) prefix=$2; shift 2 ;;
         --libdir) libdir=$2; shift 2 ;;
         --destdir) destdir=$2; shift 2 ;;
         --from) from=$2; shift 2 ;;
-        *) echo "usage: scripts/install.sh [--prefix DIR] [--libdir DIR] [--destdir DIR] [--from BUILD_DIR]" >&2; exit 64 ;;
+        *) usage ;;
     esac
 done
 # Folders are written into the files (ExecStart, the .pc): absolute, from where the caller stood.
@@ -45,11 +47,21 @@ absolute() { case "$1" in /*) printf '%s' "${1%/}" ;; *) printf '%s/%s' "$caller
 prefix=$(absolute "$prefix")
 libdir=$(absolute "${libdir:-$prefix/lib}")
 [ -z "$destdir" ] || destdir=$(absolute "$destdir")
-# An rpath only where the loader would not look by itself.
-case "$libdir" in
-    /usr/lib | /usr/lib/*-linux-gnu*) rpath="" ;;
-    *) rpath="-Wl,-rpath,\${libdir}" ;;
-esac
+# PREFIX and LIBDIR are written into the .pc (split at blanks by pkg-config's users) and the
+# unit's ExecStart (where systemd expands % and $), through sed: plain path characters only.
+for folder in "$prefix" "$libdir"; do
+    if [[ ! "$folder" =~ ^[A-Za-z0-9._+/@:~-]+$ ]]; then
+        echo "install.sh: '$folder' cannot be installed to: use a folder whose path has only letters, digits and . _ + / @ : ~ -" >&2
+        exit 64
+    fi
+done
+# An rpath only where the loader looks by itself (/usr/local/lib is in ld.so.conf, but found
+# there only after ldconfig runs, which this script does not do).
+if [[ "$libdir" =~ ^(/usr)?/lib(/[a-z0-9_]+-linux-[a-z0-9_]+)?$ ]]; then
+    rpath=""
+else
+    rpath="-Wl,-rpath,\${libdir}"
+fi
 
 header=Sources/NotiPlayC/noti-play.h
 version_part() { sed -n "s/^#define NOTI_PLAY_VERSION_$1 \([0-9][0-9]*\)\$/\1/p" "$header"; }
