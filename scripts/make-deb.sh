@@ -13,14 +13,19 @@
 # holds exactly what an install does. Depends come from dpkg-shlibdeps; check the result with
 # `lintian DIR/*.deb`. Maintainer: $DEBFULLNAME <$DEBEMAIL> when set.
 set -euo pipefail
+caller=$PWD
 cd "$(dirname "$0")/.."
 out=.build-deb
+usage() { echo "usage: scripts/make-deb.sh [--out DIR]" >&2; exit 64; }
 while [ $# -gt 0 ]; do
+    [ $# -ge 2 ] || usage
     case "$1" in
         --out) out=$2; shift 2 ;;
-        *) echo "usage: scripts/make-deb.sh [--out DIR]" >&2; exit 64 ;;
+        *) usage ;;
     esac
 done
+# A relative --out is the caller's; the default, .build-deb, is the repository's.
+[ "$out" = .build-deb ] || case "$out" in /*) ;; *) out=$caller/$out ;; esac
 for tool in dpkg-deb dpkg-shlibdeps dpkg-architecture; do
     command -v "$tool" >/dev/null || { echo "make-deb.sh: $tool is missing (apt install dpkg-dev)" >&2; exit 1; }
 done
@@ -28,8 +33,14 @@ done
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 maintainer="${DEBFULLNAME:-noti-play developers} <${DEBEMAIL:-noti-play@users.noreply.github.com}>"
-# The commit's date, so that the same commit gives the same changelog.
-date=$(git log -1 --format=%cD 2>/dev/null || date -R)
+# One line of the control file: a line break in it would add fields of its own.
+if [[ "$maintainer" == *$'\n'* || "$maintainer" == *$'\r'* ]]; then
+    echo "make-deb.sh: DEBFULLNAME and DEBEMAIL must be one line each" >&2
+    exit 64
+fi
+# The commit's date, so that the same commit gives the same changelog and man page.
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
+date=$(date -R -u -d "@$SOURCE_DATE_EPOCH")
 
 mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/tmp}/make-deb.XXXXXX")
@@ -145,6 +156,8 @@ control libnoti-play-dev libdevel "libnoti-play0 (= $version), libasound2-dev" "
     "The header noti-play.h, the libnoti-play.so link and the pkg-config file noti-play.pc for building notification daemons on libnoti-play: gcc daemon.c \$(pkg-config --cflags --libs noti-play)."
 
 for package in noti-play libnoti-play0 libnoti-play-dev; do
+    # Every file dated SOURCE_DATE_EPOCH: the same commit gives the same packages.
+    find "$(tree "$package")" -exec touch --no-dereference --date="@$SOURCE_DATE_EPOCH" {} +
     dpkg-deb --root-owner-group -Zxz --build "$(tree "$package")" "$out/${package}_${version}_${arch}.deb" >/dev/null
     echo "$out/${package}_${version}_${arch}.deb"
 done
