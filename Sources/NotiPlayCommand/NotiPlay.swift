@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import NotiPlay
 
@@ -92,26 +95,52 @@ struct NotiPlay: ParsableCommand {
     /// alone is the root's help.
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        if arguments.contains("--generate-completion-script") {
+        let first = arguments.first
+        if first == "--generate-completion-script" {
             CompletionRoot.main(arguments)
         } else if arguments == ["help"] {
             main(["--help"])
-        } else if let first = arguments.first, first == "help" || Subcommands.all.contains(where: { $0._commandName == first }) {
+        } else if first == "help" {
+            guard arguments.count == 2, subcommand(named: arguments[1]) != nil else {
+                exit(withError: ValidationError("'help' takes one subcommand: \(Subcommands.shown.map { $0._commandName }.joined(separator: ", "))"))
+            }
+            Subcommands.main(arguments)
+        } else if let first, subcommand(named: first) != nil {
             Subcommands.main(arguments)
         } else {
             // Here the subcommands are known for help and completions only: one named after a
-            // file or an option (`noti-play x.caf listen`) is a mistake, not a way to run it.
+            // file or an option (`noti-play x.caf listen`, `noti-play --verbose info a.wav`) is
+            // a mistake, not a way to run it, unless a file has that name.
+            var misplaced: String? {
+                arguments.prefix { $0 != "--" }.first { subcommand(named: $0) != nil && access($0, F_OK) != 0 }
+            }
             do {
-                var command = try parseAsRoot(arguments)
-                guard !Subcommands.all.contains(where: { $0 == type(of: command) }) else {
-                    let name = type(of: command)._commandName
-                    throw ValidationError("'\(name)' is a subcommand: name it first (noti-play \(name) ...)")
+                var command: ParsableCommand
+                do {
+                    command = try parseAsRoot(arguments)
+                } catch {
+                    if let misplaced { throw ValidationError(Self.nameItFirst(misplaced)) }
+                    throw error
+                }
+                if Subcommands.all.contains(where: { $0 == type(of: command) }) {
+                    throw ValidationError(Self.nameItFirst(type(of: command)._commandName))
+                }
+                if let root = command as? NotiPlay, let file = root.file, file == misplaced {
+                    throw ValidationError(Self.nameItFirst(file))
                 }
                 try command.run()
             } catch {
                 exit(withError: error)
             }
         }
+    }
+
+    private static func subcommand(named name: String) -> ParsableCommand.Type? {
+        Subcommands.all.first { $0._commandName == name }
+    }
+
+    private static func nameItFirst(_ name: String) -> String {
+        "'\(name)' is a subcommand: name it first (noti-play \(name) ...); a file of that name is ./\(name)"
     }
 }
 

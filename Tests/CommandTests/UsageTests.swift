@@ -5,8 +5,7 @@ import Testing
 /// The command as a new user meets it: --version, --help, and what a mistyped or out-of-range
 /// option says (one error line naming the problem, status 64).
 @Suite struct UsageTests {
-    let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
+    let repository = Repository.path
     let folder = TemporaryDirectory("usage")
 
     func notiPlay(_ arguments: [String]) throws -> ProcessResult {
@@ -20,21 +19,10 @@ import Testing
 
     // MARK: --version
 
-    /// The version the C header declares (NOTI_PLAY_VERSION_*, which scripts/install.sh reads).
-    func headerVersion() throws -> String {
-        let header = try String(contentsOfFile: repository + "/Sources/NotiPlayC/noti-play.h", encoding: .utf8)
-        let parts = try ["MAJOR", "MINOR", "PATCH"].map { part in
-            let prefix = "#define NOTI_PLAY_VERSION_\(part) "
-            let line = try #require(header.split(separator: "\n").first { $0.hasPrefix(prefix) }, "no \(prefix)in noti-play.h")
-            return String(line.dropFirst(prefix.count))
-        }
-        return parts.joined(separator: ".")
-    }
-
     /// `noti-play --version` prints the Swift constant the C library's noti_play_version() also
     /// returns (CLibraryTests); it must be the header's.
     @Test func versionIsTheHeaders() throws {
-        let version = try headerVersion()
+        let version = try Repository.headerVersion()
         #expect(version.split(separator: ".").count == 3)
         let result = try notiPlay(["--version"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -103,9 +91,6 @@ import Testing
         #expect(help.status == 0 && help.stdoutText.contains("USAGE: noti-play listen"), "\(help.stderr)")
         let topHelp = try notiPlay(["help"])
         #expect(topHelp.status == 0 && topHelp.stdoutText.contains("--sound-name <name>"), "\(topHelp.stderr)")
-        let late = try notiPlay(["x.caf", "listen"])
-        #expect(late.status == 64)
-        #expect(firstLine(late) == "Error: 'listen' is a subcommand: name it first (noti-play listen ...)")
     }
 
     // MARK: Negative numbers
@@ -168,6 +153,22 @@ import Testing
         let result = try notiPlay(arguments)
         #expect(result.status == 64, "\(arguments): \(result.stderr)")
         #expect(!result.stderr.isEmpty)
+    }
+
+    /// A subcommand's name after the root's options or a file is not a file to play (unless a
+    /// file has that name), and `help` takes one subcommand.
+    @Test(arguments: [
+        (["--device", "x", "listen"], "Error: 'listen' is a subcommand: name it first (noti-play listen ...); a file of that name is ./listen"),
+        (["--verbose", "info", "x"], "Error: 'info' is a subcommand: name it first (noti-play info ...); a file of that name is ./info"),
+        (["x.caf", "listen"], "Error: 'listen' is a subcommand: name it first (noti-play listen ...); a file of that name is ./listen"),
+        (["x.caf", "info"], "Error: 'info' is a subcommand: name it first (noti-play info ...); a file of that name is ./info"),
+        (["help", "nosuch"], "Error: 'help' takes one subcommand: info, convert, check, listen"),
+        (["help", "info", "convert"], "Error: 'help' takes one subcommand: info, convert, check, listen"),
+    ])
+    func aSubcommandInTheWrongPlaceSaysSo(arguments: [String], message: String) throws {
+        let result = try TestTools.run("/bin/sh", ["-c", "cd \"$1\" && shift && exec \"$@\"", "sh", folder.path, TestTools.notiPlay] + arguments)
+        #expect(result.status == 64, "\(arguments): \(result.stderr)")
+        #expect(firstLine(result) == message)
     }
 
     @Test(arguments: [["nosuch.caf"], ["play", "nosuch.caf"], ["info", "nosuch.caf"], ["check", "nosuch.caf"],

@@ -12,22 +12,8 @@ import Testing
 /// refuses to run where these packages are already installed.
 @Suite struct DebianPackageTests {
     let folder = TemporaryDirectory("debian-package")
-    let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
+    let repository = Repository.path
     static let packages = ["noti-play", "libnoti-play0", "libnoti-play-dev"]
-
-    /// NOTI_PLAY_VERSION_MAJOR.MINOR.PATCH from noti-play.h, the one place the version is written.
-    func headerVersion() throws -> String {
-        let header = try String(contentsOfFile: repository + "/Sources/NotiPlayC/noti-play.h", encoding: .utf8)
-        let parts = try ["MAJOR", "MINOR", "PATCH"].map { part in
-            let line = try Regex("#define NOTI_PLAY_VERSION_\(part) ([0-9]+)")
-            guard let match = header.firstMatch(of: line), let number = match.output[1].substring else {
-                throw RigFailure("noti-play.h", "no NOTI_PLAY_VERSION_\(part)")
-            }
-            return String(number)
-        }
-        return parts.joined(separator: ".")
-    }
 
     func field(_ name: String, of deb: String) throws -> String {
         try TestTools.runChecked("dpkg-deb", ["--field", deb, name]).stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -50,7 +36,7 @@ import Testing
             try #require(!status.contains("install ok installed"),
                          "\(package) is installed already; this test installs and purges it: apt-get purge \(Self.packages.joined(separator: " "))")
         }
-        let version = try headerVersion()
+        let version = try Repository.headerVersion()
         let architecture = try TestTools.runChecked("dpkg", ["--print-architecture"]).stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
         let multiarch = try TestTools.runChecked("dpkg-architecture", ["-qDEB_HOST_MULTIARCH"]).stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
 
