@@ -131,7 +131,9 @@ struct PlayOptions: ParsableArguments {
         try checkOneSoundIsNamed(file: file)
         let launched = monotonicNanoseconds()
         if listDevices {
-            for device in PlaybackDevices.list() { print(device.name.padding(toLength: 24) + device.description) }
+            // Names and descriptions come from ALSA's configuration: escaped, one line each.
+            let lines = PlaybackDevices.list().map { PrintableText.escaped($0.name).padding(toLength: 24) + PrintableText.escaped($0.description) }
+            try Output.standardOutput(lines.map { $0 + "\n" }.joined())
             return
         }
         StreamRole.announceEvent()

@@ -24,7 +24,10 @@ import Testing
         ("pulse", "pcm.!default { type pulse }", "ALSA's default: the sound server (PulseAudio, or PipeWire's PulseAudio service)"),
         ("pipewire", "pcm.!default { type pipewire }", "ALSA's default: the PipeWire sound server"),
         ("card", "defaults.pcm.card 5\npcm.!default { type hw card 5 }", "ALSA's default: sound card 5, which is not present"),
-        ("file", "pcm.!default { type file slave.pcm \"null\" file \"/dev/null\" }", "ALSA's default: the file device its configuration defines"),
+        ("file", "pcm.!default { type file slave.pcm \"null\" file \"/dev/null\" }", "ALSA's default: a file device over null"),
+        ("alias", "pcm.!default \"hw:1\"", "ALSA's default: the device hw:1"),
+        ("plug", "pcm.!default { type plug slave.pcm \"hw:1,0\" }", "ALSA's default: a plug device over hw:1,0"),
+        ("shown", "pcm.!default { type pulse hint.show on }", "ALSA's default: the sound server (PulseAudio, or PipeWire's PulseAudio service)"),
         ("none", "", "ALSA's default device, not usable here: no sound card or sound server is configured"),
     ])
     func defaultComesFirstAndSaysWhereItGoes(name: String, definition: String, description: String) throws {
@@ -32,6 +35,13 @@ import Testing
         #expect(devices.map(\.name) == ["default", "speaker"])
         #expect(devices.first?.description == description)
         #expect(devices.last?.description == "A speaker")
+    }
+
+    /// Names and descriptions from the configuration reach the terminal escaped, one line each.
+    @Test func aDescriptionCannotSteerTheTerminal() throws {
+        let devices = try list("escape", "pcm.!default { type pulse }\npcm.evil { type null hint { show on description \"a\\033[2Jb\" } }\n")
+        #expect(devices.map(\.name) == ["default", "evil"])
+        #expect(devices.last?.description == "a\\x1B[2Jb")
     }
 
     /// A `default` ALSA lists itself (the pulse plugin's, with its own words) moves first, once.

@@ -17,7 +17,9 @@ public enum PlaybackDevices {
         withALSADiagnosticsCaptured {
             var devices = hinted()
             if let index = devices.firstIndex(where: { $0.name == "default" }) {
-                devices.insert(devices.remove(at: index), at: 0)
+                var listed = devices.remove(at: index)
+                if listed.description.isEmpty { listed.description = defaultDescription() }
+                devices.insert(listed, at: 0)
             } else {
                 devices.insert(PlaybackDevice(name: "default", description: defaultDescription()), at: 0)
             }
@@ -36,14 +38,29 @@ public enum PlaybackDevices {
             return "ALSA's default device, not usable here: no sound card or sound server is configured"
         }
         defer { snd_config_delete(definition) }
-        let type = text(of: definition, at: "type") ?? "unknown"
-        switch type {
+        var type = text(of: definition, at: "type")
+        if type == nil {
+            // `pcm.!default "hw:1"`: another device's name; alsa.conf's own is "cards.pcm.default".
+            var alias: UnsafeMutablePointer<CChar>?
+            guard snd_config_get_type(definition) == SND_CONFIG_TYPE_STRING, snd_config_get_ascii(definition, &alias) >= 0,
+                  let alias = take(alias) else { return "ALSA's default: a device its configuration defines" }
+            guard alias.hasPrefix("cards.") else { return "ALSA's default: the device \(alias)" }
+            type = "empty"
+        }
+        // A device over another one named outright (`type plug slave.pcm "hw:1,0"`).
+        if let type, type != "hw", let slave = text(of: definition, at: "slave.pcm") {
+            return "ALSA's default: a \(type) device over \(slave)"
+        }
+        switch type ?? "" {
         case "pulse": return "ALSA's default: the sound server (PulseAudio, or PipeWire's PulseAudio service)"
         case "pipewire": return "ALSA's default: the PipeWire sound server"
         case "jack": return "ALSA's default: the JACK server"
-        case "hw", "plug", "asym", "dmix", "softvol", "route", "copy", "linear", "rate":
-            // A card's default (alsa.conf's pcm.default through cards.pcm.default).
-            guard let card = text(of: top, at: "defaults.pcm.card") else { return "ALSA's default: the \(type) device its configuration defines" }
+        case "hw", "empty", "plug", "asym", "dmix", "softvol", "route", "copy", "linear", "rate":
+            // A card's default (alsa.conf's pcm.default through cards.pcm.default, `type empty`).
+            // alsa.conf's cards.pcm.default takes ALSA_PCM_CARD or ALSA_CARD before defaults.pcm.card...
+            let environment = [getenv("ALSA_PCM_CARD"), getenv("ALSA_CARD")].compactMap { $0.map { String(cString: $0) } }.first { !$0.isEmpty }
+            // A definition's own `card 1` comes first; alsa.conf's is a function of the above.
+            guard let card = text(of: definition, at: "card") ?? environment ?? text(of: top, at: "defaults.pcm.card") else { return "ALSA's default: the \(type) device its configuration defines" }
             var name: UnsafeMutablePointer<CChar>?
             let index = snd_card_get_index(card)
             guard index >= 0, snd_card_get_name(index, &name) >= 0, let name else {
@@ -51,7 +68,7 @@ public enum PlaybackDevices {
             }
             defer { free(name) }
             return "ALSA's default: sound card \(index), \(String(cString: name))\(index == 0 ? " (the first card)" : "")"
-        default:
+        case let type:
             return "ALSA's default: the \(type) device its configuration defines"
         }
     }
