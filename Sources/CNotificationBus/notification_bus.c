@@ -229,7 +229,7 @@ static int become_monitor(nb_bus *bus, int cancel, char *error, size_t error_siz
     sd.slot_unref(slot);
     if (r == -EINTR) return fail(error, error_size, r, "interrupted while connecting to the session bus", "a signal arrived");
     if (r == -ETIMEDOUT) return fail(error, error_size, r, "the session bus did not answer", "not within 5 s");
-    if (r < 0) return fail(error, error_size, r, "the session bus refused to let listen monitor it", NULL);
+    if (r < 0) return fail(error, error_size, r, "the session bus connection failed while listen asked to monitor it", NULL);
     if (reply.refused) return fail(error, error_size, -EACCES, "the session bus refused to let listen monitor it", reply.reason);
     return 0;
 }

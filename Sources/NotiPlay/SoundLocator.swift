@@ -44,13 +44,10 @@ public struct SoundLocator: Sendable {
     /// checkout it was built in. Never the host program's folder: dunst in /usr/bin finds the
     /// sounds of a noti-play installed in /usr/local.
     public static let bundledFolder: String? = {
-        let binaries = [FileSystem.folderOfThisBinary(), FileSystem.executableFolder()].compactMap { $0 }
-        for folder in binaries {
-            for share in ["/../share", "/../../share"] {
-                let installed = folder + share + "/noti-play/sounds"
-                if FileSystem.isRegularFile(installed + "/default.caf") { return FileSystem.realPath(installed) }
-            }
+        for installed in bundledCandidates where FileSystem.isRegularFile(installed + "/default.caf") {
+            return FileSystem.realPath(installed)
         }
+        let binaries = [FileSystem.folderOfThisBinary(), FileSystem.executableFolder()].compactMap { $0 }
         // .build/<triple>/<configuration>/noti-play, or .build/<configuration>/noti-play
         for binary in binaries {
             var folder = binary
@@ -61,6 +58,12 @@ public struct SoundLocator: Sendable {
         }
         return nil
     }()
+
+    /// The installed folders `bundledFolder` looks in, in order (what a "not found" names).
+    static var bundledCandidates: [String] {
+        let binaries = [FileSystem.folderOfThisBinary(), FileSystem.executableFolder()].compactMap { $0 }
+        return binaries.flatMap { folder in ["/../share", "/../../share"].map { folder + $0 + "/noti-play/sounds" } }
+    }
 
     /// Why `appID` cannot name a folder, or nil: it is used as one path component.
     public static func appIDProblem(_ appID: String) -> String? {

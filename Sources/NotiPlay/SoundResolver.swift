@@ -124,7 +124,7 @@ public struct SoundResolver: Sendable {
         }
         // Never a folder relative to the working directory: a daemon's is anywhere.
         guard let folder = SoundLocator.bundledFolder else {
-            throw .notFound(bundled, searched: ["noti-play's bundled sounds (PREFIX/share/noti-play/sounds beside the library or the command)"])
+            throw .notFound(bundled, searched: SoundLocator.bundledCandidates)
         }
         let file = folder.appendingPath(bundled)
         let path = FileSystem.isRegularFile(file) ? file : folder.appendingPath("default.caf")

@@ -45,6 +45,7 @@ struct ListenCommand: ParsableCommand {
     func validate() throws {
         guard interval.isFinite, (0...3600).contains(interval) else { throw ValidationError("--interval must be from 0 to 3600 seconds") }
         guard (1...100).contains(burstLimit) else { throw ValidationError("--burst-limit must be from 1 to 100") }
+        if address?.isEmpty == true { throw ValidationError("--address must name a D-Bus address, such as unix:path=/run/user/1000/bus") }
     }
 
     func run() throws {
