@@ -38,9 +38,21 @@ date_option=()
 # And it writes the synopsis as `noti-play subcommand [file] ...` (a subcommand is optional only
 # for a root with a default subcommand); noti-play's root plays FILE itself.
 sed -i -e 's/^$/.Pp/' -e 's/^\.Ar subcommand$/.Op Ar subcommand/' "$outdir/noti-play.1"
+# The discussion's EXIT STATUS, FILES, ENVIRONMENT, EXAMPLES and SEE ALSO paragraphs become the
+# page's sections.
+version=$("$binary" --version)
+python3 scripts/shape-manual.py "$outdir/noti-play.1" "${version#noti-play }"
 
 # Without the script's #!/bin/bash: bash-completion sources the file, never runs it (lintian's
 # bash-completion-with-hashbang).
-"$binary" --generate-completion-script bash | sed '1{/^#!/d}' > "$outdir/noti-play.bash"
+# The root's FILE is left out of the completions (see CompletionRoot in NotiPlay.swift), so
+# where nothing else completes, bash and fish offer file names (`noti-play Sounds/def<TAB>`).
+"$binary" --generate-completion-script bash | sed -e '1{/^#!/d}' \
+    -e 's/^complete -o filenames -F _noti-play noti-play$/complete -o filenames -o default -F _noti-play noti-play/' \
+    > "$outdir/noti-play.bash"
+grep -q -- '-o default -F _noti-play' "$outdir/noti-play.bash" || { echo "generate-docs.sh: the bash completion's complete line changed" >&2; exit 1; }
 "$binary" --generate-completion-script zsh > "$outdir/_noti-play"
-"$binary" --generate-completion-script fish > "$outdir/noti-play.fish"
+{
+    "$binary" --generate-completion-script fish
+    echo "complete -c 'noti-play' -n 'not __fish_seen_subcommand_from info convert check listen play help' -F"
+} > "$outdir/noti-play.fish"

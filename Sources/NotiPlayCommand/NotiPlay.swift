@@ -31,7 +31,7 @@ struct NotiPlay: ParsableCommand {
         noti-play plays the sounds of Apple's notification model (UNNotificationSound) on ALSA: \
         Linear PCM, IMA4 and IMA ADPCM, mu-law and A-law in CAF, AIFF/AIFC and WAV, decoded in \
         pure Swift, and theme sounds (Ogg Vorbis) through libsndfile. It exits when the sound has \
-        been heard to its end. `noti-play play FILE ...` is the same as `noti-play FILE ...`.
+        been heard to its end. noti-play play FILE ... is the same as noti-play FILE ...
 
         A sound NAME (--named) is a file name, never a path, looked up only in: the app's folders \
         (--sounds-dir), then with --app-id $XDG_DATA_HOME/noti-play/apps/ID/sounds and the same \

@@ -58,6 +58,10 @@ import Testing
         #expect(try bashCompletions(["noti-play", "convert", "in.caf", "out.wav", "-d", "LEF"]) == ["LEF32", "LEF64"])
         #expect(try bashCompletions(["noti-play", "convert", "in.caf", "out.wav", "-f", ""]) == ["caff", "WAVE", "AIFF", "AIFC"])
         #expect(try bashCompletions(["noti-play", "info", "ch"], files: ["chime.caf", "other.wav"]) == ["chime.caf"])
+        // The root's FILE: the function offers nothing, so bash falls back to file names.
+        #expect(try bashCompletions(["noti-play", "chi"], files: ["chime.caf"]) == [])
+        let spec = try TestTools.run("bash", ["-c", "source \"$0\" && complete -p noti-play", try installed("share/bash-completion/completions/noti-play")])
+        #expect(spec.stdoutText == "complete -o default -o filenames -F _noti-play noti-play\n", "\(spec.stdoutText) \(spec.stderr)")
     }
 
     // MARK: zsh, fish
@@ -76,6 +80,12 @@ import Testing
                 "\(offered.stdoutText)")
         #expect(try String(contentsOfFile: try installed("share/zsh/vendor-completions/_noti-play"), encoding: .utf8)
             .contains("--volume"))
+        // The root's FILE, and a subcommand's files.
+        try #require(FileManager.default.createFile(atPath: empty.file("chime.caf"), contents: Data()))
+        let files = try TestTools.run("fish", ["-c", "cd $argv[1]; and source $argv[2]; and complete -C'noti-play chi'; and complete -C'noti-play info chi'",
+                                               empty.path, try installed("share/fish/vendor_completions.d/noti-play.fish")])
+        #expect(files.stdoutText.split(separator: "\n").map { $0.split(separator: "\t").first.map(String.init) ?? "" } == ["chime.caf", "chime.caf"],
+                "\(files.stdoutText) \(files.stderr)")
     }
 
     // MARK: The man page
@@ -106,12 +116,16 @@ import Testing
                 #expect(text.contains(option), "\(option) of noti-play \(command[0]) is not in the man page")
             }
         }
-        #expect(text.contains("noti-play [subcommand] [file] [--named name]"), "\(text.prefix(800))")
-        // What the hand-written page said beyond the options.
-        for words in ["EXIT STATUS: 0 when the whole sound was played", "64 for a usage error", "FILES:", "noti-play.conf",
-                      "ENVIRONMENT:", "ALSA_CONFIG_PATH", "EXAMPLES:", "noti-play convert in.aiff out.caf -d ima4 -f caff",
-                      "Play the sound of every desktop notification"] {
+        #expect(text.contains("noti-play [file] [--named name]") && text.contains("noti-play subcommand [arguments]"), "\(text.prefix(800))")
+        // A man page's sections, in man-pages(7)'s order, with what the hand-written page said.
+        let sections = text.split(separator: "\n").filter { $0.first?.isUppercase == true && $0 == $0.uppercased() }.map(String.init)
+        #expect(sections == ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS AND SUBCOMMANDS", "ENVIRONMENT", "FILES", "EXIT STATUS",
+                             "EXAMPLES", "SEE ALSO"], "\(sections)")
+        for words in ["EXIT STATUS\n     0 when the whole sound was played", "64 for a usage error", "FILES\n", "noti-play.conf",
+                      "ENVIRONMENT\n", "ALSA_CONFIG_PATH", "EXAMPLES\n", "noti-play convert in.aiff out.caf -d ima4 -f caff",
+                      "SEE ALSO\n     aplay(1), afconvert(1)", "Play the sound of every desktop notification"] {
             #expect(text.contains(words), "'\(words)' is not in the man page")
         }
+        #expect(!text.contains("exits 0 on success"), "generate-manual's generic exit status is still there")
     }
 }
