@@ -94,6 +94,11 @@ struct NotiPlay: ParsableCommand {
     /// (it is never shown: help, man page and completions come from this type). `noti-play help`
     /// alone is the root's help.
     static func main() {
+        // Started with stdin, stdout or stderr closed (`2>&-`), the first file opened would take
+        // that number, and a line for stderr (or quietingLibraries' dup2) would land in it.
+        for descriptor in STDIN_FILENO...STDERR_FILENO where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+            _ = open("/dev/null", O_RDWR)
+        }
         let arguments = Array(CommandLine.arguments.dropFirst())
         let first = arguments.first
         if first == "--generate-completion-script" {

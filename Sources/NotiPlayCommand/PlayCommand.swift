@@ -122,6 +122,7 @@ struct PlayOptions: ParsableArguments {
             throw ValidationError("Name a sound to play (a FILE, --named, --sound-name, --default or --ringtone), or use --list-devices.")
         }
         if sources > 1 { throw ValidationError("Name one sound: a FILE, --named, --sound-name or --default.") }
+        if listDevices && (sources > 0 || ringtone) { throw ValidationError("--list-devices plays nothing: name no sound with it.") }
     }
 
     /// The longest `--for`: a day.

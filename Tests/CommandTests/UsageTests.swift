@@ -1,4 +1,5 @@
 import Foundation
+import NotiPlayDecoder
 import NotiPlayTestSupport
 import Testing
 
@@ -147,7 +148,8 @@ import Testing
         ["info"], ["check"], ["check", "a.caf", "b.caf"], ["convert", "a.caf"], ["convert", "a.caf", "b.caf", "-d"],
         ["convert", "a.caf", "b.caf", "-d", "LEI12"], ["convert", "a.caf", "b.caf", "-f", "mp3"], ["convert", "a.caf", "b.ogg"],
         ["listen", "--always", "yes"], ["listen", "--interval", "soon"], ["x.caf", "--sample-format", "S8"],
-        ["x.caf", "--app-id", "../x"], ["x.caf", "--for", "3"], ["x.caf", "--default"], ["nosuch"] + ["--volume", "x"], ["x.caf", "listen"],
+        ["x.caf", "--app-id", "../x"], ["x.caf", "--for", "3"], ["x.caf", "--default"], ["nosuch"] + ["--volume", "x"],
+        ["--list-devices", "x.caf"], ["--list-devices", "--ringtone"], ["x.caf", "listen"],
     ])
     func aUsageErrorIs64(arguments: [String]) throws {
         let result = try notiPlay(arguments)
@@ -169,6 +171,18 @@ import Testing
         let result = try TestTools.run("/bin/sh", ["-c", "cd \"$1\" && shift && exec \"$@\"", "sh", folder.path, TestTools.notiPlay] + arguments)
         #expect(result.status == 64, "\(arguments): \(result.stderr)")
         #expect(firstLine(result) == message)
+    }
+
+    /// Started with stderr closed (`2>&-`), it still plays, exactly: nothing of ours takes the
+    /// place of fd 2.
+    @Test func withStderrClosedItStillPlays() throws {
+        let tap = try ALSATap(in: folder)
+        let result = try TestTools.run("/bin/sh", ["-c", "exec \"$0\" \"$1\" 2>&-", TestTools.notiPlay, repository + "/Sounds/default.caf"],
+                                       environment: tap.environment)
+        #expect(result.status == 0)
+        let played = try tap.captured().withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let sound = try SoundDecoder(path: repository + "/Sounds/default.caf").readAll()
+        #expect(!sound.isEmpty && Array(played.prefix(sound.count)) == sound)
     }
 
     @Test(arguments: [["nosuch.caf"], ["play", "nosuch.caf"], ["info", "nosuch.caf"], ["check", "nosuch.caf"],
