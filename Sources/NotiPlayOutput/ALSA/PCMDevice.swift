@@ -140,6 +140,13 @@ final class PCMDevice {
         withALSADiagnosticsCaptured { snd_pcm_writei(pcm, frames, snd_pcm_uframes_t(count)) }
     }
 
+    /// Blocks until the device has room for a period (avail_min) or `milliseconds` pass.
+    /// Errors (an underrun) are left for the next write, which reports and recovers them.
+    @inline(__always)
+    static func waitForRoom(_ pcm: OpaquePointer, milliseconds: Int32) {
+        withALSADiagnosticsCaptured { _ = snd_pcm_wait(pcm, milliseconds) }
+    }
+
     /// Prepares the device again after an underrun (-EPIPE) or a suspend (-ESTRPIPE), and lets
     /// an interrupted call (-EINTR) be retried. Returns 0, or the error when it cannot be recovered.
     ///

@@ -20,6 +20,11 @@ enum RenderThread {
         let buffer = UnsafeRawPointer(context.pointee.deviceBuffer)
 
         while !context.pointee.shutdown.load(ordering: .acquiring) {
+            // Mix only once the device has room: a period mixed ahead would wait, already
+            // rendered, inside the blocking write, and a stop (its fade) would be heard one
+            // period later. (The wait is bounded so that a device without a clock, or one that
+            // stalls, leaves the loop where it was: blocked in the write.)
+            PCMDevice.waitForRoom(pcm, milliseconds: 1000)
             let summary = Mixer.renderPeriod(context)
             if summary.decoderHasWork { RawSemaphore.post(wake) }
             let frames = summary.framesWithSound
