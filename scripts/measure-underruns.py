@@ -9,7 +9,9 @@ not pass/fail: the unit test (PulseUnderStress.swift) only asserts that noti-pla
 than aplay in the same round.
 
 Variants (--variants, comma-separated):
-  aplay        aplay as a user starts it (normal priority), noti-play's period and buffer
+  aplay        aplay (normal priority) with noti-play's period and buffer
+  aplay-default  aplay as a user starts it: its own period and buffer (the issue's goal:
+               noti-play underruns no more than this)
   aplay-early  aplay that starts the device after one period, as noti-play does (aplay waits
                for a full buffer by default)
   aplay-fifo   aplay under `chrt -f 20` (every thread SCHED_FIFO 20, also libpulse's)
@@ -20,11 +22,13 @@ Variants (--variants, comma-separated):
 noti-play itself asks SCHED_FIFO for its render thread only; through the ALSA pulse plugin the
 samples travel on libpulse's own thread, which stays at normal priority unless started under chrt.
 
-Usage: scripts/measure-underruns.py [--rounds 10] [--stress] [--seconds 8] [--binary PATH]
-                                    [--variants aplay,aplay-fifo,notiplay-fifo]
-Needs: sox, aplay (alsa-utils), pulseaudio, stress-ng (with --stress), a built noti-play.
+Usage: scripts/measure-underruns.py [--rounds 10] [--stress | --stress-all] [--seconds 8] [--binary PATH]
+                                    [--variants aplay,aplay-default,aplay-fifo,notiplay-fifo]
+  --stress      one CPU hog per core (as PulseUnderStress)
+  --stress-all  CPU, memory (--vm) and I/O (--hdd, --io) hogs, one of each per core
+Needs: sox, aplay (alsa-utils), pulseaudio, stress-ng (with --stress or --stress-all), a built noti-play.
 """
-import argparse, os, re, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, os, re, shlex, shutil, statistics, subprocess, sys, tempfile, time
 
 
 def start_pulse(folder):
@@ -74,17 +78,21 @@ def main():
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--seconds", type=float, default=8)
     parser.add_argument("--stress", action="store_true", help="stress-ng --cpu N (N = online cores) during each round")
+    parser.add_argument("--stress-all", action="store_true", help="stress-ng CPU, memory and I/O hogs during each round")
     parser.add_argument("--variants", default="aplay")
     parser.add_argument("--binary", default=None)
+    parser.add_argument("--noti-play-args", default="", help="extra noti-play arguments, e.g. '--period-ms 10 --periods 4'")
     options = parser.parse_args()
     binary = options.binary or next((p for p in [".build/release/noti-play", ".build/debug/noti-play"] if os.path.exists(p)), None)
     if binary is None:
         sys.exit("no noti-play build: swift build first, or pass --binary")
-    tools = ["sox", "aplay", "pulseaudio"] + (["stress-ng"] if options.stress else [])
+    stressed = options.stress or options.stress_all
+    tools = ["sox", "aplay", "pulseaudio"] + (["stress-ng"] if stressed else [])
     missing = [tool for tool in tools if shutil.which(tool) is None]
     if missing:
         sys.exit(f"not installed: {', '.join(missing)} (scripts/install-dependencies.sh installs them)")
     variants = [v for v in options.variants.split(",") if v]
+    extra = shlex.split(options.noti_play_args)
 
     folder = tempfile.mkdtemp(prefix="measure-underruns-")
     try:
@@ -93,35 +101,40 @@ def main():
         subprocess.run(["sox", "-n", "-r", "44100", "-c", "2", "-b", "16", sound, "synth", str(options.seconds),
                         "sine", "440", "sine", "660", "vol", "0.5"], check=True)
         # noti-play's period and buffer, as it negotiates them with this server.
-        probe = subprocess.run([binary, sound, "--verbose"], env=env, capture_output=True, text=True)
+        probe = subprocess.run([binary, sound, "--verbose"] + extra, env=env, capture_output=True, text=True)
         shape = re.search(r"period:\s+(\d+) frames .*; buffer (\d+) frames", probe.stderr)
         if not shape:
             sys.exit(f"noti-play reported no period: {probe.stderr}")
         period, buffer = shape.group(1), shape.group(2)
         print(f"noti-play: {binary}; period {period} frames, buffer {buffer} frames; "
-              f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}; stress: {'yes' if options.stress else 'no'}")
+              f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}; stress: {'CPU, memory, I/O' if options.stress_all else 'CPU' if options.stress else 'no'}")
         aplay = ["aplay", "-q", "-D", "default", f"--period-size={period}", f"--buffer-size={buffer}", sound]
         commands = {
             "aplay": aplay,
+            "aplay-default": ["aplay", "-q", "-D", "default", sound],
             "aplay-fifo": ["chrt", "-f", "20"] + aplay,
             "aplay-early": aplay[:-1] + [f"--start-delay={int(int(period) * 1_000_000 / 44100)}", sound],
-            "notiplay-fifo": ["chrt", "-f", "20", binary, sound, "--verbose"],
-            "notiplay-again": [binary, sound, "--verbose"],
-            "notiplay-s16": [binary, sound, "--verbose", "--sample-format", "S16"],
-            "notiplay-nofifo": ["setpriv", "--bounding-set", "-sys_nice", binary, sound, "--verbose"],
+            "notiplay-fifo": ["chrt", "-f", "20", binary, sound, "--verbose"] + extra,
+            "notiplay-again": [binary, sound, "--verbose"] + extra,
+            "notiplay-s16": [binary, sound, "--verbose", "--sample-format", "S16"] + extra,
+            "notiplay-nofifo": ["setpriv", "--bounding-set", "-sys_nice", binary, sound, "--verbose"] + extra,
         }
         totals = {name: [] for name in ["noti-play"] + variants}
         for round in range(options.rounds):
             stress = None
-            if options.stress:
-                stress = subprocess.Popen(["stress-ng", "--cpu", str(os.cpu_count()), "--cpu-method", "matrixprod",
-                                           "--timeout", str(int(options.seconds + 6)) + "s", "--quiet"])
+            if stressed:
+                cores = str(os.cpu_count())
+                hogs = ["--cpu", cores, "--cpu-method", "matrixprod"]
+                if options.stress_all:
+                    hogs += ["--vm", cores, "--vm-bytes", "256M", "--hdd", cores, "--hdd-bytes", "64M",
+                             "--io", cores, "--temp-path", folder]
+                stress = subprocess.Popen(["stress-ng"] + hogs + ["--timeout", str(int(options.seconds + 6)) + "s", "--quiet"])
                 time.sleep(0.5)
-            players = [Player("noti-play", [binary, sound, "--verbose"], env)]
+            players = [Player("noti-play", [binary, sound, "--verbose"] + extra, env)]
             players += [Player(name.replace("notiplay", "noti-play"), commands[name], env) for name in variants]
             results = [player.finish() for player in players]
             if stress:
-                stress.kill()
+                stress.terminate()  # SIGTERM: stress-ng stops its hogs too (SIGKILL would leave them running)
                 stress.wait()
             line = []
             for name, result in zip(["noti-play"] + variants, results):
