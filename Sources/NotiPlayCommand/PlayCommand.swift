@@ -86,13 +86,18 @@ struct PlayOptions: ParsableArguments {
     @Option(help: "Force the device sample format (FLOAT, S32 or S16) instead of the best it takes.")
     var sampleFormat: DeviceSampleFormat?
 
-    // 5 ms × 4: through PulseAudio (which keeps at least 3 periods) SIGINT ends the sound in
-    // about 36 ms; 10 ms periods measured 52–58 ms, over the 50 ms the stop must take.
-    @Option(parsing: .unconditional, help: "Period length in milliseconds: lower starts and stops sooner, higher survives load.")
-    var periodMs: Double = 5
+    // 20 ms × 3, the balance of three figures measured through PulseAudio beside aplay
+    // (scripts/measure-playback.py): a SIGINT must end the sound, faded, within 100 ms, and the
+    // fade is heard only after what the buffer holds (the pulse plugin's snd_pcm_rewind claims
+    // success but takes nothing back), so the buffer stays small: 20 ms × 3 stops in 55–65 ms,
+    // 30 ms × 3 in 70–97. CPU falls with the wake-ups: a 10 s sound cost 210 ms at 5 ms × 4,
+    // 80–100 ms at 20 ms × 3 (aplay with its 500 ms buffer: 19 ms). Under CPU, memory and I/O
+    // load it underran about as often as aplay with its default buffer (0–1 in 5 rounds of 8 s).
+    @Option(parsing: .unconditional, help: "Period length in milliseconds: lower starts and stops sooner, higher costs less CPU.")
+    var periodMs: Double = 20
 
-    @Option(parsing: .unconditional, help: "Periods in the device buffer.")
-    var periods: Int = 4
+    @Option(parsing: .unconditional, help: "Periods in the device buffer: more survive load, fewer stop sooner.")
+    var periods: Int = 3
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Fade length in milliseconds when SIGINT or SIGTERM stops the sound.", visibility: .hidden))
     var rampMs: Double = 5

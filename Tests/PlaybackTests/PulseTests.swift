@@ -25,8 +25,8 @@ import Testing
         return first..<(last + 1)
     }
 
-    /// noti-play's period at 44.1 kHz (5 ms), the unit in which it writes to the device.
-    static let period = 220
+    /// noti-play's period at 44.1 kHz (20 ms), the unit in which it writes to the device.
+    static let period = 882
 
     /// The sink received every decoded sample, exactly (the server's Float32 → S16 conversion
     /// returns a 16-bit source exactly) and in order, from the first to the last.
@@ -84,12 +84,14 @@ import Testing
         #expect(!alignment.endsEarly, "the recording ends after \(alignment.matchedFrames) frames; \(seen)")
         #expect(alignment.gaps.allSatisfy { $0.isAtPeriodBoundary(Self.period) }, "silence inside a period: \(seen)")
         // Real time: the sound's duration plus the silence the sink inserted, plus start-up and
-        // the drain of a 20 ms buffer (0.1 s measured under two concurrent builds; 0.5 s allowed).
+        // the drain of a 60 ms buffer (0.1 s measured under two concurrent builds at a 20 ms one; 0.5 s allowed).
         let silence = Double(alignment.silentFrames) / 44100
         #expect(wall >= 1.5 && wall < 1.5 + silence + 0.5, "took \(wall) s with \(silence) s of inserted silence; \(seen)")
     }
 
-    @Test func sigintEndsALongSoundWithin50msWithAFadeNotAClick() throws {
+    /// The bound is issue 13's: the fade is heard after what the device buffer holds (60 ms),
+    /// so this measures the buffer policy too (55–65 ms measured, unloaded).
+    @Test func sigintEndsALongSoundWithin100msWithAFadeNotAClick() throws {
         let pulse = try #require(PulseServer.shared, "PulseAudio did not start")
         let path = try tone("long.wav", seconds: 5)
         var stopTime: TimeInterval = 0
@@ -105,7 +107,7 @@ import Testing
             stderr = player.stderr
         }
         #expect(status == 130, "\(stderr)")
-        #expect(stopTime < 0.050, "SIGINT to exit took \(stopTime * 1000) ms")
+        #expect(stopTime < 0.100, "SIGINT to exit took \(stopTime * 1000) ms")
 
         let range = try #require(Self.soundingRange(recording))
         let left = stride(from: 0, to: recording.count, by: 2).map { Int(recording[$0]) }
@@ -135,7 +137,7 @@ import Testing
         }
         #expect(status == 0)
         // Four passes of the 0.25 s sound, back to back: exactly its samples four times over,
-        // with no silence at a seam (11025 frames is no whole number of 220-frame periods, so
+        // with no silence at a seam (11025 frames is no whole number of 882-frame periods, so
         // silence the sink inserts under load, which comes at period boundaries, cannot pass for
         // a gap between loops).
         let once = try SoundDecoder(path: path).readAll().map { Int(($0 * 32768).rounded()) }

@@ -4,9 +4,9 @@ import Testing
 
 /// Real time under load: part of PulseTests (serialized, run on their own by scripts/test.sh).
 extension PulseTests {
-    /// noti-play's period and buffer (its defaults: 5 ms × 4 at 44.1 kHz), which aplay is given too.
-    static let periodFrames = 220
-    static let bufferFrames = 880
+    /// noti-play's period and buffer (its defaults: 20 ms × 3 at 44.1 kHz), which aplay is given too.
+    static let periodFrames = 882
+    static let bufferFrames = 2646
 
     /// stress-ng keeps every core busy (one CPU hog per core, at normal priority) while noti-play
     /// and aplay play the same 8 s sound at the same moment through the same null sink, with the
@@ -41,7 +41,7 @@ extension PulseTests {
         // default, which would make it the sturdier player by construction).
         let startDelay = Int((Double(Self.periodFrames) * 1_000_000 / 44100).rounded(.up))
         let start = Date()
-        let notiPlay = try ChildProcess(TestTools.notiPlay, [path, "--verbose", "--period-ms", "5", "--periods", "4"],
+        let notiPlay = try ChildProcess(TestTools.notiPlay, [path, "--verbose", "--period-ms", "20", "--periods", "3"],
                                         environment: pulse.environment, in: folder)
         let aplay = try ChildProcess("aplay", [
             "-q", "-v", "-D", "default", "--period-size=\(Self.periodFrames)", "--buffer-size=\(Self.bufferFrames)",
@@ -55,7 +55,7 @@ extension PulseTests {
         #expect(notiPlayStatus == 0, "\(notiPlay.stderr)")
         #expect(aplayStatus == 0, "aplay: \(aplay.stderr)")
         // The comparison holds only if both run the device the same way.
-        #expect(notiPlay.stderr.contains("period:      \(Self.periodFrames) frames (5.0 ms); buffer \(Self.bufferFrames) frames"),
+        #expect(notiPlay.stderr.contains("period:      \(Self.periodFrames) frames (20.0 ms); buffer \(Self.bufferFrames) frames"),
                 "\(notiPlay.stderr)")
         let aplaySetup = Self.aplaySetup(aplay.stderr)
         #expect(aplaySetup["period_size"] == Self.periodFrames && aplaySetup["buffer_size"] == Self.bufferFrames
