@@ -43,11 +43,15 @@ public final class Resampler {
     public enum SetupError: Error, Equatable, CustomStringConvertible {
         case invalidRate(Int)
         case invalidChannelCount(Int)
+        /// Beyond 32:1 down or 1:64 up: the filter (its length grows with the down ratio) and its
+        /// table would take tens of megabytes.
+        case unsupportedRatio(from: Int, to: Int)
 
         public var description: String {
             switch self {
             case .invalidRate(let rate): "cannot resample at \(rate) Hz (rates from 1 Hz to 1 GHz)"
             case .invalidChannelCount(let count): "cannot resample \(count) channels (1 to 64)"
+            case .unsupportedRatio(let from, let to): "cannot resample from \(from) Hz to \(to) Hz (at most 32 times down or 64 times up)"
             }
         }
     }
@@ -112,6 +116,9 @@ public final class Resampler {
     init(inputRate: Int, outputRate: Int, channelCount: Int, quality: Quality, forceInterpolatedPhases: Bool = false) throws(SetupError) {
         for rate in [inputRate, outputRate] where !(1...1_000_000_000).contains(rate) { throw .invalidRate(rate) }
         guard (1...64).contains(channelCount) else { throw .invalidChannelCount(channelCount) }
+        guard inputRate <= 32 * outputRate && outputRate <= 64 * inputRate else {
+            throw .unsupportedRatio(from: inputRate, to: outputRate)
+        }
         self.inputRate = inputRate
         self.outputRate = outputRate
         self.channelCount = channelCount
@@ -247,7 +254,14 @@ public final class Resampler {
             let first = inputIndex - half + 1 - bufferStart
             if exactPhases {
                 let kernel = coefficients + phase * taps
-                for c in 0..<channelCount {
+                var c = 0
+                // Two channels per pass share the coefficient loads.
+                while c + 2 <= channelCount {
+                    let x = history + c * capacity + first
+                    (out[c], out[c + 1]) = Self.dot2(kernel, x, x + capacity, count: taps)
+                    c += 2
+                }
+                if c < channelCount {
                     out[c] = Self.dot(kernel, history + c * capacity + first, count: taps)
                 }
             } else {
@@ -307,6 +321,34 @@ public final class Resampler {
             s0 += ra.loadUnaligned(fromByteOffset: j * 4, as: SIMD8<Float>.self) * rb.loadUnaligned(fromByteOffset: j * 4, as: SIMD8<Float>.self)
         }
         return (s0 + s1).sum()
+    }
+
+    /// `dot` for two histories at once: each coefficient vector is loaded once.
+    @inline(__always)
+    static func dot2(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ c: UnsafePointer<Float>, count: Int) -> (Float, Float) {
+        let ra = UnsafeRawPointer(a)
+        let rb = UnsafeRawPointer(b)
+        let rc = UnsafeRawPointer(c)
+        var b0 = SIMD8<Float>()
+        var b1 = SIMD8<Float>()
+        var c0 = SIMD8<Float>()
+        var c1 = SIMD8<Float>()
+        var j = 0
+        while j + 16 <= count {
+            let k0 = ra.loadUnaligned(fromByteOffset: j * 4, as: SIMD8<Float>.self)
+            let k1 = ra.loadUnaligned(fromByteOffset: j * 4 + 32, as: SIMD8<Float>.self)
+            b0 += k0 * rb.loadUnaligned(fromByteOffset: j * 4, as: SIMD8<Float>.self)
+            c0 += k0 * rc.loadUnaligned(fromByteOffset: j * 4, as: SIMD8<Float>.self)
+            b1 += k1 * rb.loadUnaligned(fromByteOffset: j * 4 + 32, as: SIMD8<Float>.self)
+            c1 += k1 * rc.loadUnaligned(fromByteOffset: j * 4 + 32, as: SIMD8<Float>.self)
+            j += 16
+        }
+        if j < count {
+            let k0 = ra.loadUnaligned(fromByteOffset: j * 4, as: SIMD8<Float>.self)
+            b0 += k0 * rb.loadUnaligned(fromByteOffset: j * 4, as: SIMD8<Float>.self)
+            c0 += k0 * rc.loadUnaligned(fromByteOffset: j * 4, as: SIMD8<Float>.self)
+        }
+        return ((b0 + b1).sum(), (c0 + c1).sum())
     }
 
     static func sinc(_ x: Double) -> Double {

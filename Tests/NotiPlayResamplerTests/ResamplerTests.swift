@@ -148,6 +148,10 @@ func differenceDB(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>) -> Double {
         #expect(try Resampler.conversion(from: 48000, to: 48000, channelCount: 2) == nil)
         #expect(throws: Resampler.SetupError.invalidRate(0)) { try Resampler.conversion(from: 0, to: 0, channelCount: 2) }
         #expect(throws: Resampler.SetupError.invalidChannelCount(0)) { try Resampler.conversion(from: 44100, to: 48000, channelCount: 0) }
+        #expect(throws: Resampler.SetupError.unsupportedRatio(from: 8000, to: 576_000)) {
+            try Resampler.conversion(from: 8000, to: 576_000, channelCount: 1)
+        }
+        #expect(try Resampler.conversion(from: 192_000, to: 8000, channelCount: 1) != nil)
     }
 
     /// NaN and infinities enter as silence: the output stays finite and, once the filter has
