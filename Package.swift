@@ -77,6 +77,7 @@ let package = Package(
                 "NotiPlayEncoder",
                 "NotiPlayListen",
                 "NotiPlayOutput",
+                "NotiPlayResampler",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
