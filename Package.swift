@@ -22,9 +22,11 @@ let package = Package(
     targets: [
         .target(name: "NotiPlayDecoder"),
         .target(name: "NotiPlayEncoder", dependencies: ["NotiPlayDecoder"]),
-        // Sample-rate conversion (Float32 in, Float32 out): depends on nothing, so that the
+        // Sample-rate conversion (Float32 in, Float32 out): depends on nothing else, so that the
         // command, the player's decode worker and the benchmarks take it alone.
-        .target(name: "NotiPlayResampler"),
+        .target(name: "NotiPlayResampler", dependencies: ["CResamplerKernels"]),
+        // Its inner loop in AVX2 + FMA, chosen at run time (Swift's x86-64 baseline is SSE2).
+        .target(name: "CResamplerKernels"),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         // ALSA output: a thin typed PCM layer and the real-time renderer that mixes voices.
         .target(name: "CALSASupport", linkerSettings: [.linkedLibrary("asound")]),
