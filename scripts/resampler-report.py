@@ -2,8 +2,8 @@
 """Resampling speed of noti-play beside libsoxr (HQ, VHQ) and speexdsp (quality 3, 10).
 
 Runs `swift package benchmark --target ResamplerBenchmarks` in Benchmarks/ (release build): in one
-run every contender converts the same 10 s of stereo for each conversion. Prints ns per output
-sample (one channel's value; a stereo frame costs twice that), medians over iterations, and
+run every contender converts the same 10 s of stereo for each conversion (setup not timed). Prints
+ns per output sample (one channel's value; a stereo frame costs twice that), medians over iterations, and
 noti-play's cost as a ratio of each other contender's in the same run.
 
 Usage: scripts/resampler-report.py
@@ -22,15 +22,15 @@ def run(folder):
                "--format", "histogramPercentiles", "--path", folder]
     subprocess.run(command, cwd=os.path.join(ROOT, "Benchmarks"), check=True, stdout=subprocess.DEVNULL)
     results = collections.defaultdict(dict)
-    for path in glob.glob(os.path.join(folder, "*output_samples_s*.tsv")):
-        # Current_run.ResamplerBenchmarks.noti-play_44100→48000.output_samples_s.histogram.percentiles.tsv
+    for path in glob.glob(os.path.join(folder, "*ps_per_output_sample*.tsv")):
+        # Current_run.ResamplerBenchmarks.noti-play_44100→48000.ps_per_output_sample.histogram.percentiles.tsv
         name = os.path.basename(path).split(".")[2].replace("_", " ")
         lines = open(path).read().splitlines()
         unit = re.search(r"\((K|M|G)\)", lines[0])
         percentiles = dict(line.split("\t") for line in lines[1:])
-        rate = float(percentiles["50"]) * (SCALE[unit.group(1)] if unit else 1)
+        picoseconds = float(percentiles["50"]) * (SCALE[unit.group(1)] if unit else 1)
         contender, conversion = name.rsplit(" ", 1)
-        results[conversion][contender] = 1e9 / rate
+        results[conversion][contender] = picoseconds / 1000
     return results
 
 
