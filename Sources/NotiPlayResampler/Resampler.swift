@@ -8,11 +8,14 @@ import CResamplerKernels
 /// Sample-rate conversion for noti-play: a polyphase windowed-sinc FIR (Kaiser window), designed
 /// once at setup, run in chunks of any size with its state carried between calls.
 ///
-/// Why this design (measured in Benchmarks/, see README.md "Resampling"): one FIR stage with
-/// exact rational phases has no interpolation error and no FFT block latency, its cost per output
-/// sample is one dot product per channel, and it is small enough to read in one sitting. Its
-/// delay is compensated: output frame n is the band-limited input at time n × inRate / outRate,
-/// as libsoxr's output is, so a resampled sound starts where the source starts.
+/// Why this design (measured in Benchmarks/, see README.md "Resampling"): a FIR with exact
+/// rational phases has no interpolation error and no FFT block latency, its cost per output
+/// sample is one dot product per channel (AVX2 + FMA where the processor has it), and it is small
+/// enough to read in one sitting. The transition band ends at the lower Nyquist, so a halfband
+/// first stage (what makes multistage designs cheap) cannot be used for 44.1 ↔ 48 kHz; only
+/// upsampling by 4 or more runs in two stages (see `next`). Its delay is compensated: output
+/// frame n is the band-limited input at time n × inRate / outRate, as libsoxr's output is, so a
+/// resampled sound starts where the source starts.
 ///
 /// Conventions (one place each):
 /// - Equal rates are not converted at all: `Resampler.conversion(from:to:…)` returns nil, and
@@ -309,7 +312,21 @@ public final class Resampler {
         var out = output.baseAddress! + start * channelCount
         precondition(output.count >= start * channelCount)
         let room = output.count / channelCount - start
-        while inputIndex + half < bufferEnd && outputFrames < limit {
+        // The position in locals: a class's stored vars would be re-read (and access-checked)
+        // on every output frame.
+        var inputIndex = inputIndex
+        var phase = phase
+        let end = limit - outputFrames
+        let bufferEnd = bufferEnd
+        let bufferStart = bufferStart
+        let (channelCount, capacity, taps, up, useFMA) = (channelCount, capacity, taps, up, useFMA)
+        let (history, coefficients) = (history, coefficients)
+        defer {
+            self.inputIndex = inputIndex
+            self.phase = phase
+            outputFrames += written
+        }
+        while inputIndex + half < bufferEnd && written < end {
             precondition(written < room, "Resampler output buffer too small")
             let first = inputIndex - half + 1 - bufferStart
             if exactPhases {
@@ -344,7 +361,6 @@ public final class Resampler {
             }
             out += channelCount
             written += 1
-            outputFrames += 1
             inputIndex += whole
             phase += step
             if phase >= up {
