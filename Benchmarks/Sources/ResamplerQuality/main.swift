@@ -153,3 +153,24 @@ for (from, to) in measuredConversions {
         print("| \(contender.rawValue) | \(format(row.thdN)) dB | \(formatRipple(row.ripple)) dB | \(format(row.images)) dB | \(stop) | \(row.preEcho) |")
     }
 }
+
+// Setup: what creating one resampler costs (filter design, tables), median of 9, in µs. Not a
+// speed benchmark (those are in ResamplerBenchmarks); it tells a player whether to share filters.
+print("\nSetup (create one stereo resampler), median of 9\n")
+print("| resampler | " + measuredConversions.map { "\(Double($0.from) / 1000) → \(Double($0.to) / 1000) kHz" }.joined(separator: " | ") + " |")
+print("|---|" + String(repeating: "---:|", count: measuredConversions.count))
+for contender in contenders {
+    var cells: [String] = []
+    for (from, to) in measuredConversions {
+        var times: [Double] = []
+        for _ in 0..<9 {
+            let start = ContinuousClock.now
+            let resampler = contender.make(from: from, to: to, channels: 2)
+            let (s, a) = (ContinuousClock.now - start).components
+            withExtendedLifetime(resampler) {}
+            times.append(Double(s) * 1e6 + Double(a) / 1e12)
+        }
+        cells.append("\(Int(times.sorted()[4].rounded())) µs")
+    }
+    print("| \(contender.rawValue) | " + cells.joined(separator: " | ") + " |")
+}
