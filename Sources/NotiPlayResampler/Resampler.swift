@@ -44,6 +44,7 @@ public final class Resampler {
         }
     }
 
+    /// Why a conversion cannot be set up; `description` is one line for a user.
     public enum SetupError: Error, Equatable, CustomStringConvertible {
         case invalidRate(Int)
         case invalidChannelCount(Int)
@@ -223,6 +224,7 @@ public final class Resampler {
 
     /// The most output frames `process` can write for `inputFrames` input frames; also enough for
     /// `flush` when `inputFrames` is 0.
+    /// - Parameter inputFrames: The frames one `process` call will be given.
     public func maximumOutputFrames(forInputFrames inputFrames: Int) -> Int {
         let frames = (inputFrames + taps + 2) * up / down + 2
         return next?.maximumOutputFrames(forInputFrames: frames) ?? frames
