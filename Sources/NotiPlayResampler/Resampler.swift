@@ -334,6 +334,26 @@ public final class Resampler {
             self.phase = phase
             outputFrames += written
         }
+        // The common case on its own: stereo, exact phases, FMA kernels; fewer live values
+        // than the general loop below, so that nothing spills to the stack per frame.
+        if exactPhases && channelCount == 2 && useFMA {
+            let left = history - bufferStart - half + 1
+            let right = left + capacity
+            let stop = Swift.min(end, room)
+            while inputIndex + half < bufferEnd && written < stop {
+                np_resampler_dot2_fma(coefficients + phase * taps, left + inputIndex, right + inputIndex, taps, out)
+                out += 2
+                written += 1
+                inputIndex += whole
+                phase += step
+                if phase >= up {
+                    phase -= up
+                    inputIndex += 1
+                }
+            }
+            precondition(!(inputIndex + half < bufferEnd && written < end), "Resampler output buffer too small")
+            return written
+        }
         while inputIndex + half < bufferEnd && written < end {
             precondition(written < room, "Resampler output buffer too small")
             let first = inputIndex - half + 1 - bufferStart
