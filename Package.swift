@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "noti-play", targets: ["NotiPlayCommand"]),
         .library(name: "NotiPlayDecoder", targets: ["NotiPlayDecoder"]),
         .library(name: "NotiPlayEncoder", targets: ["NotiPlayEncoder"]),
+        .library(name: "NotiPlayResampler", targets: ["NotiPlayResampler"]),
         .library(name: "NotiPlayOutput", targets: ["NotiPlayOutput"]),
         .library(name: "NotiPlay", targets: ["NotiPlay"]),
         // The C library for daemons written in C (installed as libnoti-play.so by scripts/install.sh).
@@ -21,6 +22,11 @@ let package = Package(
     targets: [
         .target(name: "NotiPlayDecoder"),
         .target(name: "NotiPlayEncoder", dependencies: ["NotiPlayDecoder"]),
+        // Sample-rate conversion (Float32 in, Float32 out): depends on nothing else, so that the
+        // command, the player's decode worker and the benchmarks take it alone.
+        .target(name: "NotiPlayResampler", dependencies: ["CResamplerKernels"]),
+        // Its inner loop in AVX2 + FMA, chosen at run time (Swift's x86-64 baseline is SSE2).
+        .target(name: "CResamplerKernels"),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         // ALSA output: a thin typed PCM layer and the real-time renderer that mixes voices.
         .target(name: "CALSASupport", linkerSettings: [.linkedLibrary("asound")]),
@@ -73,13 +79,18 @@ let package = Package(
                 "NotiPlayEncoder",
                 "NotiPlayListen",
                 "NotiPlayOutput",
+                "NotiPlayResampler",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Running processes, temporary folders and the reference decoders (libsndfile, ffmpeg).
-        .target(name: "NotiPlayTestSupport", dependencies: ["CSndFile"], path: "Tests/NotiPlayTestSupport"),
+        // libsoxr (libsoxr-dev), the reference resampler in the tests; nothing that ships links it.
+        .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+        // Running processes, temporary folders and the reference decoders (libsndfile, ffmpeg),
+        // and the reference resampler (libsoxr).
+        .target(name: "NotiPlayTestSupport", dependencies: ["CSndFile", "CSoxr"], path: "Tests/NotiPlayTestSupport"),
         // NotiPlayCommand: the malformed-input tests also run `noti-play info` on each case.
         .testTarget(name: "NotiPlayDecoderTests", dependencies: ["NotiPlayDecoder", "NotiPlayCommand", "NotiPlayTestSupport"]),
+        .testTarget(name: "NotiPlayResamplerTests", dependencies: ["NotiPlayResampler", "NotiPlayTestSupport"]),
         .testTarget(name: "NotiPlayEncoderTests", dependencies: ["NotiPlayEncoder", "NotiPlayTestSupport"]),
         .testTarget(name: "ReferenceTests", dependencies: ["NotiPlayDecoder", "NotiPlayTestSupport"]),
         .testTarget(

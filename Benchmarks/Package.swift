@@ -31,6 +31,25 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v5)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // The resamplers compared with noti-play's: libsoxr (libsoxr-dev) and speexdsp
+        // (libspeexdsp-dev), beside it in the same run; ResamplerContenders sets all five up the
+        // same way for the speed benchmarks and the quality measurement.
+        .systemLibrary(name: "CSoxrBench", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+        .systemLibrary(name: "CSpeexDSPBench", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
+        .target(
+            name: "ResamplerContenders",
+            dependencies: [.product(name: "NotiPlayResampler", package: "noti-play"), "CSoxrBench", "CSpeexDSPBench"]
+        ),
+        .executableTarget(
+            name: "ResamplerBenchmarks",
+            dependencies: [.product(name: "Benchmark", package: "benchmark"), "ResamplerContenders"],
+            path: "Benchmarks/ResamplerBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v5)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // THD+N, passband ripple, images and aliases, pre-echo of every contender:
+        // `swift run -c release ResamplerQuality`.
+        .executableTarget(name: "ResamplerQuality", dependencies: ["ResamplerContenders"]),
         // play() to the first frame written on an engine that is already running.
         .executableTarget(
             name: "WarmPlayLatency",

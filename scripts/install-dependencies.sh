@@ -7,6 +7,8 @@ packages=(
     pkg-config
     libasound2-dev       # ALSA: the output (system library target CALSA)
     libsndfile1-dev      # reference decoder in the tests (system library target CSndFile)
+    libsoxr-dev          # reference resampler in the tests (CSoxr) and a contender in Benchmarks/ (CSoxrBench)
+    libspeexdsp-dev      # speexdsp's resampler (PulseAudio's), a contender in Benchmarks/ (CSpeexDSPBench)
     sndfile-programs     # sndfile-info: another reader of chunk headers, for the tests
     ffmpeg               # writes fixtures, and is a reference decoder
     sox libsox-fmt-all   # writes fixtures (WAV IMA ADPCM, RIFX, AIFF, CAF through libsndfile)

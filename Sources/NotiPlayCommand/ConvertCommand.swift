@@ -8,6 +8,7 @@ import NotiPlay
 import NotiPlayDecoder
 import NotiPlayEncoder
 import NotiPlayOutput
+import NotiPlayResampler
 
 /// `noti-play convert IN OUT [-f caff|WAVE|AIFF|AIFC] [-d FORMAT[@RATE]]`: afconvert's
 /// container and data-format names, decoding and encoding a chunk at a time.
@@ -19,9 +20,11 @@ struct ConvertCommand: ParsableCommand {
             The container follows OUT's extension (.caf, .wav, .aif/.aiff, .aifc) unless -f names it. \
             Without -d the source's encoding is kept where the container holds it; otherwise the same \
             PCM in the container's byte order, or 16-bit PCM. `-d ima4` writes IMA ADPCM blocks \
-            (format 0x0011) in WAVE and Apple IMA4 packets in AIFC and CAF. Exits 0 once OUT is \
+            (format 0x0011) in WAVE and Apple IMA4 packets in AIFC and CAF. `-d FORMAT@RATE` resamples \
+            (aliasing and images below -120 dB, flat to 0.9 x Nyquist; -r chooses a cheaper filter); \
+            at the source's own rate the samples are kept bit for bit. Exits 0 once OUT is \
             written, 1 when IN cannot be read or OUT cannot be written (OUT is then as it was), 64 for \
-            a usage error (an unknown -f or -d, an OUT name that names no container, a container that \
+            a usage error (an unknown -f, -d or -r, an OUT name that names no container, a container that \
             cannot hold -d's encoding), 128+N when signal N interrupted it.
             """
     )
@@ -40,6 +43,11 @@ struct ConvertCommand: ParsableCommand {
         help: "Data format[@rate]: LEI16 BEI16 LEI24 BEI24 LEI32 BEI32 LEF32 BEF32 LEF64 BEF64 I8 UI8 ima4 ulaw alaw.",
         completion: .list(["LEI16", "BEI16", "LEI24", "BEI24", "LEI32", "BEI32", "LEF32", "BEF32", "LEF64", "BEF64", "I8", "UI8", "ima4", "ulaw", "alaw"]))
     var dataFormat: String?
+
+    @Option(
+        name: [.customShort("r"), .customLong("src-quality")], parsing: .unconditional,
+        help: "Sample rate converter quality, 0-127 as afconvert takes it: 96-127 high (the default), 64-95 medium, 0-63 low.")
+    var sourceQuality: Int?
 
     func run() throws {
         // Before the output's temporary file exists, so no interruption can leave it behind.
@@ -82,24 +90,37 @@ struct ConvertCommand: ParsableCommand {
         if let asked = requested?.encoding, let refusal = SoundFormat.refusal(Self.flavour(of: asked, in: container), in: container) {
             throw .usage(refusal, path: outputName)
         }
+        let design = try Self.design(forQuality: sourceQuality)
 
         let (decoder, sourceEncoding) = try Self.open(inputPath, shownAs: inputName)
 
-        if let rate = requested?.rate, rate != decoder.sampleRate {
-            throw .init(path: nil, message: "resampling is not supported yet (\(inputName) is \(Self.rateText(decoder.sampleRate)) Hz; -d asks for \(Self.rateText(rate)) Hz)")
-        }
+        let resampler = try Self.resampler(
+            from: decoder.sampleRate, to: requested?.rate, channelCount: decoder.channelCount, design: design, input: inputName)
         var encoding = requested?.encoding
             ?? sourceEncoding.map { SoundFormat.closestEncoding(to: $0, in: container) }
             ?? SoundFormat.closestEncoding(to: .linearPCM(.init(bitsPerSample: 16, isFloat: false, isBigEndian: false)), in: container)
         encoding = Self.flavour(of: encoding, in: container)
         let format = SoundFormat(
-            container: container, encoding: encoding, sampleRate: decoder.sampleRate, channelCount: decoder.channelCount)
+            container: container, encoding: encoding, sampleRate: resampler.map { Double($0.outputRate) } ?? decoder.sampleRate,
+            channelCount: decoder.channelCount)
 
         let writer: SoundWriter
         do { writer = try SoundWriter(path: outputPath, format: format) } catch { throw .init(path: outputName, message: error.message) }
         // The writer removes its temporary file if it is released unfinished.
         let chunkFrames = 4096
         var frames = [Float](repeating: 0, count: chunkFrames * decoder.channelCount)
+        var resampled = [Float](repeating: 0, count: (resampler?.maximumOutputFrames(forInputFrames: chunkFrames) ?? 0) * decoder.channelCount)
+        /// Writes decoded samples, through the resampler when the rate changes (nil input: its tail).
+        func write(_ samples: UnsafeBufferPointer<Float>?) throws(EncodingError) {
+            guard let resampler else {
+                if let samples { try writer.write(samples) }
+                return
+            }
+            try resampled.withUnsafeMutableBufferPointer { (out) throws(EncodingError) in
+                let count = if let samples { resampler.process(samples, into: out) } else { resampler.flush(into: out) }
+                try writer.write(UnsafeBufferPointer(rebasing: out[..<(count * decoder.channelCount)]))
+            }
+        }
         while true {
             if let signal = signals.pending() {
                 writer.cancel()
@@ -109,7 +130,7 @@ struct ConvertCommand: ParsableCommand {
                 let count: Int
                 do { count = try decoder.read(into: buffer) } catch { return .failure(.init(path: inputName, message: error.message)) }
                 do throws(EncodingError) {
-                    try writer.write(UnsafeBufferPointer(rebasing: buffer[..<(count * decoder.channelCount)]))
+                    try write(UnsafeBufferPointer(rebasing: buffer[..<(count * decoder.channelCount)]))
                 } catch {
                     return .failure(.init(path: outputName, message: error.message))
                 }
@@ -117,6 +138,7 @@ struct ConvertCommand: ParsableCommand {
             }
             if try result.get() == 0 { break }
         }
+        do { try write(nil) } catch { throw .init(path: outputName, message: error.message) }
         // A signal from here on finds the conversion complete: finish is one packet, the
         // header, fsync and the rename.
         do { try writer.finish() } catch { throw .init(path: outputName, message: error.message) }
@@ -146,6 +168,32 @@ struct ConvertCommand: ParsableCommand {
         if encoding == .appleIMA4 && container == .wave { return .imaADPCM }
         if encoding == .imaADPCM && container != .wave { return .appleIMA4 }
         return encoding
+    }
+
+    /// `-r` maps afconvert's 0-127 (AudioConverter's Min 0, Low 32, Medium 64, High 96, Max 127)
+    /// onto our three designs; afconvert's default is Max, ours high.
+    static func design(forQuality quality: Int?) throws(ConvertFailure) -> Resampler.Quality {
+        switch quality ?? 127 {
+        case 96...127: .high
+        case 64...95: .medium
+        case 0...63: .low
+        case let value: throw .usage("-r \(value) is not a converter quality; use 0 to 127")
+        }
+    }
+
+    /// The converter for `-d FORMAT@RATE`, or nil when the rate stays: then the samples are
+    /// copied bit for bit (as `Resampler.conversion` rules for every caller; checked here first
+    /// only because a source may have a fractional rate, which the resampler does not take).
+    static func resampler(
+        from sourceRate: Double, to rate: Double?, channelCount: Int, design: Resampler.Quality, input: String
+    ) throws(ConvertFailure) -> Resampler? {
+        guard let rate, rate != sourceRate else { return nil }
+        guard let from = Int(exactly: sourceRate), let to = Int(exactly: rate) else {
+            throw .init(path: nil, message: "cannot resample \(input) from \(Self.rateText(sourceRate)) Hz to \(Self.rateText(rate)) Hz: only whole-number rates")
+        }
+        do { return try Resampler.conversion(from: from, to: to, channelCount: channelCount, quality: design) } catch {
+            throw .init(path: nil, message: "cannot resample \(input): \(error.description)")
+        }
     }
 
     static func container(fileFormat: String?, output: String, shownAs outputName: String) throws(ConvertFailure) -> Container {

@@ -306,7 +306,6 @@ struct OutputForm: Sendable, CustomStringConvertible {
         (["-d", "I8"], "out.wav", 64, "noti-play: OUT: WAVE 8-bit PCM is unsigned; use -d UI8, or -f AIFF or -f AIFC or -f caff for I8"),
         (["-d", "UI8"], "out.caf", 64, "noti-play: OUT: CAF 8-bit PCM is signed; use -d I8, or -f WAVE for UI8"),
         (["-d", "LEI12"], "out.wav", 64, "noti-play: unknown data format 'LEI12' for -d; use LEI16, BEI16, LEI24, BEI24, LEI32, BEI32, LEF32, BEF32, LEF64, BEF64, I8, UI8, ima4, ulaw or alaw"),
-        (["-d", "LEI16@22050"], "out.wav", 1, "noti-play: resampling is not supported yet (IN is 44100 Hz; -d asks for 22050 Hz)"),
         (["-d", "LEI16@fast"], "out.wav", 64, "noti-play: 'fast' in -d LEI16@fast is not a sample rate"),
         (["-f", "MP3"], "out.wav", 64, "noti-play: unknown file format 'MP3' for -f; use caff, WAVE, AIFF or AIFC"),
         ([], "out.ogg", 64, "noti-play: OUT: cannot tell the container from the extension 'ogg'; name it with -f caff, WAVE, AIFF or AIFC"),

@@ -149,7 +149,8 @@ import Testing
         ["convert", "a.caf", "b.caf", "-d", "LEI12"], ["convert", "a.caf", "b.caf", "-f", "mp3"], ["convert", "a.caf", "b.ogg"],
         ["listen", "--always", "yes"], ["listen", "--interval", "soon"], ["x.caf", "--sample-format", "S8"],
         ["x.caf", "--app-id", "../x"], ["x.caf", "--for", "3"], ["x.caf", "--default"], ["nosuch"] + ["--volume", "x"],
-        ["--list-devices", "x.caf"], ["--list-devices", "--ringtone"], ["x.caf", "listen"],
+        ["--list-devices", "x.caf"], ["--list-devices", "--ringtone"],
+        ["convert", "a.caf", "b.wav", "-d", "LEI16@48000", "-r", "200"], ["convert", "a.caf", "b.wav", "-d", "LEI16@48000", "-r", "-1"], ["x.caf", "listen"],
     ])
     func aUsageErrorIs64(arguments: [String]) throws {
         let result = try notiPlay(arguments)
