@@ -188,16 +188,27 @@ struct PlayOptions: ParsableArguments {
                              interrupted: interrupted, exitInterrupted: exitInterrupted)
 
         // Returns once the tail has been heard; a device that stops taking sound would keep it.
-        let drained = SignalWatcher.Event()
+        // It posts `wake`, as a signal does: a signal during the drain shortens the wait to the
+        // buffer and a second (what the signal wait allows), not the stall rule's 5 s.
+        let drained = Atomic<Bool>(false)
         JoinableThread.detached {
             engine.finish()
-            drained.post()
+            drained.store(true, ordering: .releasing)
+            wake.post()
         }
         let bufferSeconds = Double(engine.format.bufferFrames) / Double(engine.format.sampleRate)
-        if !drained.wait(seconds: bufferSeconds + Double(DeviceDeadlines.stall)) {
-            if interrupted() { throw exitInterrupted() }
-            Output.standardError("noti-play: audio device '\(device)': stopped taking sound (its last \((bufferSeconds * 1000).fixed(0)) ms never played)")
-            throw ExitCode.failure
+        let drainStarted = monotonicNanoseconds()
+        while !drained.load(ordering: .acquiring) {
+            let signalledAt = watcher.receivedAt.load(ordering: .relaxed)
+            let (since, limit) = signalledAt != 0
+                ? (signalledAt, bufferSeconds + 1) : (drainStarted, bufferSeconds + Double(DeviceDeadlines.stall))
+            let left = limit - Double(monotonicNanoseconds() &- since) / 1e9
+            if left <= 0 {
+                if interrupted() { throw exitInterrupted() }
+                Output.standardError("noti-play: audio device '\(device)': stopped taking sound (its last \((bufferSeconds * 1000).fixed(0)) ms never played)")
+                throw ExitCode.failure
+            }
+            _ = wake.wait(seconds: left)
         }
         let finished = monotonicNanoseconds()
         let interruption = watcher.stop()

@@ -112,6 +112,27 @@ import Testing
         #expect(child.stderr.hasPrefix("noti-play: audio device 'default': stopped playing: "), "\(child.stderr)")
     }
 
+    /// The sound server stops taking sound (its sink suspended), then SIGINT: the fade cannot
+    /// be heard, and the command lets go about a second after the signal, as the signal wait
+    /// allows, not after the drain's 5 s stall rule (it took 5.6 s once the render thread waited
+    /// for room before mixing).
+    @Test func sigintWhileTheServerTakesNoSoundEndsWithinASecond() throws {
+        let server = try PulseServer.makePrivate()
+        let path = try tone("suspended.wav", seconds: 10)
+        let child = try ChildProcess(TestTools.notiPlay, [path], environment: server.environment, in: folder)
+        usleep(1_000_000)
+        let suspended = try TestTools.run("pactl", ["--server=unix:" + server.socket, "suspend-sink", server.sinkName, "1"], environment: server.environment)
+        #expect(suspended.status == 0, "\(suspended.stderr)")
+        usleep(500_000)
+        let signalled = Date()
+        child.signal(SIGINT)
+        let status = child.wait()
+        let after = Date().timeIntervalSince(signalled)
+        #expect(status == 130, "\(child.stderr)")
+        #expect(after < 2.5, "noti-play took \(after) s to end after SIGINT")
+        #expect(child.stderr.isEmpty, "\(child.stderr)")
+    }
+
     // MARK: The device's reader goes away
 
     /// ALSA's file plugin writing into a command that reads 100 bytes and exits: the next write
