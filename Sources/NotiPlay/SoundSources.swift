@@ -101,7 +101,7 @@ final class LibSndFileSource: FrameSource {
             throw .unreadable(sound.path, "\(declined.message); a theme sound is WAV, Ogg or FLAC")
         }
         guard info.channels >= 1, info.channels <= Int32(StreamDescription.maximumChannelCount),
-              info.samplerate >= 1, info.samplerate <= 1_536_000, info.frames >= 0 else {
+              info.samplerate >= 1, Double(info.samplerate) <= StreamDescription.maximumSampleRate, info.frames >= 0 else {
             noti_sf_close(file)
             throw .unreadable(sound.path, "\(info.channels) channel(s) at \(info.samplerate) Hz cannot be played")
         }

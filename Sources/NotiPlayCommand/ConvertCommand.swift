@@ -21,8 +21,10 @@ struct ConvertCommand: ParsableCommand {
             Without -d the source's encoding is kept where the container holds it; otherwise the same \
             PCM in the container's byte order, or 16-bit PCM. `-d ima4` writes IMA ADPCM blocks \
             (format 0x0011) in WAVE and Apple IMA4 packets in AIFC and CAF. `-d FORMAT@RATE` resamples \
-            (aliasing and images below -120 dB, flat to 0.9 x Nyquist; -r chooses a cheaper filter); \
-            at the source's own rate the samples are kept bit for bit. Exits 0 once OUT is \
+            (aliasing and images below -120 dB, flat to 0.9 x Nyquist; -r chooses a cheaper filter) \
+            between whole-number rates from 1 to 1536000 Hz, at most 32 times down or 64 times up; \
+            at the source's own rate the samples are kept bit for bit (non-finite floats become 0, as \
+            in every conversion). Exits 0 once OUT is \
             written, 1 when IN cannot be read or OUT cannot be written (OUT is then as it was), 64 for \
             a usage error (an unknown -f, -d or -r, an OUT name that names no container, a container that \
             cannot hold -d's encoding), 128+N when signal N interrupted it.
@@ -226,6 +228,9 @@ struct ConvertCommand: ParsableCommand {
         if parts.count == 2 {
             guard let value = Double(parts[1]), value.isFinite, value > 0 else {
                 throw .usage("'\(parts[1])' in -d \(text) is not a sample rate")
+            }
+            guard value >= 1, value <= StreamDescription.maximumSampleRate else {
+                throw .usage("-d \(text): the rate must be from 1 to \(Int(StreamDescription.maximumSampleRate)) Hz")
             }
             rate = value
         }

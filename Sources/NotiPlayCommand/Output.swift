@@ -108,7 +108,7 @@ extension Double {
 
     /// A rate as people write it: "44100", "22254.545".
     var rateText: String {
-        self == rounded() ? String(Int(self)) : fixed(3)
+        self == rounded() && abs(self) < 1e15 ? String(Int(self)) : fixed(3)
     }
 }
 

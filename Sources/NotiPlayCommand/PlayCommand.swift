@@ -336,7 +336,9 @@ struct PlayOptions: ParsableArguments {
         if let first = engine.firstWriteNanoseconds {
             lines.append("start:       first period written \((Double(first - launched) / 1e6).fixed(2)) ms after start-up")
         }
-        lines.append("played:      \(duration.map { "\($0.fixed(3)) s of sound" } ?? "a sound") in \((Double(finished - launched) / 1e9).fixed(3)) s")
+        // The file's length and when the command was done: a ringtone, --for or a signal makes
+        // what was heard differ from the length.
+        lines.append("sound:       \(duration.map { "\($0.fixed(3)) s long" } ?? "of unknown length"); done \((Double(finished - launched) / 1e9).fixed(3)) s after start-up")
         if signalled > 0, let last = engine.lastWriteNanoseconds {
             let ms = { (t: UInt64) in (Double(t &- signalled) / 1e6).fixed(1) }
             lines.append("stopped:     fade written \(ms(last)) ms after the signal; device drained at \(ms(finished)) ms")

@@ -126,6 +126,9 @@ public struct StreamDescription: Sendable, Hashable {
 
     public static let maximumChannelCount = 64
 
+    /// The highest sample rate read or written: rates far above it are header corruption, not audio.
+    public static let maximumSampleRate = 1_536_000.0
+
     /// Seconds the sound lasts.
     public var duration: Double { Double(frameCount) / sampleRate }
 

@@ -20,8 +20,8 @@ public struct SoundFormat: Sendable, Hashable {
     /// Throws the one-line reason when this cannot be written; the decoder's limits apply, so
     /// everything written can be read back.
     public func validate() throws(EncodingError) {
-        guard sampleRate.isFinite, sampleRate >= 1, sampleRate <= 1_536_000 else {
-            throw .unsupported("sample rate \(sampleRate) Hz is out of range (1 to 1536000 Hz)")
+        guard sampleRate.isFinite, sampleRate >= 1, sampleRate <= StreamDescription.maximumSampleRate else {
+            throw .unsupported("sample rate \(sampleRate) Hz is out of range (1 to \(Int(StreamDescription.maximumSampleRate)) Hz)")
         }
         guard (1...StreamDescription.maximumChannelCount).contains(channelCount) else {
             throw .unsupported("channel count \(channelCount) is out of range (1 to \(StreamDescription.maximumChannelCount))")

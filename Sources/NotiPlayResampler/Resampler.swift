@@ -22,7 +22,9 @@ import CResamplerKernels
 ///   the caller passes the samples through bit for bit.
 /// - Output length: a stream of N input frames gives round(N × outRate / inRate) output frames
 ///   once `flush` has run, whatever the chunking.
-/// - Non-finite input samples enter the filter as 0, so that one NaN cannot poison the history.
+/// - Non-finite input samples enter the filter as 0, so that one NaN cannot poison the history,
+///   and finite ones beyond ±2¹⁰⁰ (no audio comes near; full scale is 1) as ±2¹⁰⁰, so that no sum
+///   of the filter's taps overflows to infinity.
 public final class Resampler {
     /// How hard the filter works. `high` (the default, what `noti-play convert` uses unless asked)
     /// keeps aliasing and images below −120 dB and the passband flat to 0.9 × the lower Nyquist.
@@ -294,6 +296,9 @@ public final class Resampler {
         return written
     }
 
+    /// The largest magnitude that enters the filter (see the conventions above).
+    static let inputLimit = Float(sign: .plus, exponent: 100, significand: 1)
+
     /// Copies `frames` input frames (or zeros for nil) to each channel's history.
     private func append(_ source: UnsafePointer<Float>?, frames: Int) {
         let offset = bufferEnd - bufferStart
@@ -302,7 +307,7 @@ public final class Resampler {
             if let source {
                 for j in 0..<frames {
                     let x = source[j * channelCount + c]
-                    destination[j] = x.isFinite ? x : 0
+                    destination[j] = x.isFinite ? min(max(x, -Self.inputLimit), Self.inputLimit) : 0
                 }
             } else {
                 destination.update(repeating: 0, count: frames)

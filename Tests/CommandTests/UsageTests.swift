@@ -150,6 +150,7 @@ import Testing
         ["listen", "--always", "yes"], ["listen", "--interval", "soon"], ["x.caf", "--sample-format", "S8"],
         ["x.caf", "--app-id", "../x"], ["x.caf", "--for", "3"], ["x.caf", "--default"], ["nosuch"] + ["--volume", "x"],
         ["--list-devices", "x.caf"], ["--list-devices", "--ringtone"],
+        ["convert", "a.caf", "b.wav", "-d", "LEI16@1e19"], ["convert", "a.caf", "b.wav", "-d", "LEF32@2822400"],
         ["convert", "a.caf", "b.wav", "-d", "LEI16@48000", "-r", "200"], ["convert", "a.caf", "b.wav", "-d", "LEI16@48000", "-r", "-1"], ["x.caf", "listen"],
     ])
     func aUsageErrorIs64(arguments: [String]) throws {

@@ -1,11 +1,8 @@
 /// Checks every container applies to header values before they are used in any arithmetic.
 enum Validate {
-    /// Highest rate accepted. Rates far above this are header corruption, not audio.
-    static let maximumSampleRate = 1_536_000.0
-
     static func sampleRate(_ rate: Double) throws(DecodingError) -> Double {
-        guard rate.isFinite, rate >= 1, rate <= maximumSampleRate else {
-            throw .malformed("sample rate \(rate) Hz is not a usable rate (1 to 1536000 Hz)")
+        guard rate.isFinite, rate >= 1, rate <= StreamDescription.maximumSampleRate else {
+            throw .malformed("sample rate \(rate) Hz is not a usable rate (1 to \(Int(StreamDescription.maximumSampleRate)) Hz)")
         }
         return rate
     }
