@@ -93,10 +93,10 @@ struct PlayOptions: ParsableArguments {
     // 30 ms × 3 in 70–97. CPU falls with the wake-ups: a 10 s sound cost 210 ms at 5 ms × 4,
     // 80–100 ms at 20 ms × 3 (aplay with its 500 ms buffer: 19 ms). Under CPU, memory and I/O
     // load it underran about as often as aplay with its default buffer (0–1 in 5 rounds of 8 s).
-    @Option(parsing: .unconditional, help: "Period length in milliseconds: lower starts and stops sooner, higher costs less CPU.")
+    @Option(parsing: .unconditional, help: "Period length in milliseconds, 1 to 1000 (the device may round it): longer costs less CPU; a stop is heard after the whole buffer.")
     var periodMs: Double = 20
 
-    @Option(parsing: .unconditional, help: "Periods in the device buffer: more survive load, fewer stop sooner.")
+    @Option(parsing: .unconditional, help: "Periods in the device buffer, 2 to 64 (the device may ask for more): more survive load, fewer stop sooner.")
     var periods: Int = 3
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Fade length in milliseconds when SIGINT or SIGTERM stops the sound.", visibility: .hidden))
