@@ -85,6 +85,8 @@ Needs: gcc, pkg-config, libcanberra-dev, libasound2-dev, sox, and a Swift toolch
 """
 import argparse, os, queue, statistics, subprocess, sys, tempfile, threading, time
 
+from proc_threads import context_switches, realtime_threads  # scripts/proc_threads.py
+
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 IDLE_WINDOWS = ((0.0, 5.0), (6.0, 16.0))  # seconds after the last sound's callback
 LINE_TIMEOUT = 30.0  # seconds a daemon may take to print its next line before we give up
@@ -275,36 +277,6 @@ def monotonic_ns():
     return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
 
 
-def context_switches(pid):
-    """{tid: voluntary + nonvoluntary context switches} of every thread of `pid` now."""
-    counts = {}
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except FileNotFoundError:
-        return counts
-    for tid in tids:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/status") as status:
-                total = sum(int(line.split()[1]) for line in status if "ctxt_switches:" in line)
-        except (FileNotFoundError, ProcessLookupError):
-            continue  # the thread ended between listdir and open
-        counts[int(tid)] = total
-    return counts
-
-
-def realtime_threads(pid):
-    """How many threads of `pid` run under SCHED_FIFO or SCHED_RR now (/proc/PID/task/*/stat)."""
-    count = 0
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-        count += fields[38] in ("1", "2")  # field 41, policy
-    return count
-
-
 class FifoSink:
     """A FIFO for ALSA's file plugin, read by a thread that timestamps every read."""
 
@@ -370,7 +342,7 @@ class IdleWatch(threading.Thread):
         self.marks[0.0] = sum(self.last.values())
 
     def sample(self):
-        self.last.update(context_switches(self.pid))
+        self.last.update({tid: count for tid, (_, count) in context_switches(self.pid).items()})
 
     def run(self):
         edges = sorted({edge for window in IDLE_WINDOWS for edge in window} - {0.0})

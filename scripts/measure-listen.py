@@ -125,6 +125,8 @@ libasound2-plugins gnome-session-canberra libcanberra-pulse xvfb ffmpeg bash.
 """
 import argparse, bisect, glob, os, queue, random, shlex, shutil, signal, statistics, subprocess, sys, tempfile, threading, time, wave
 
+from proc_threads import context_switches, realtime_threads, thread_runtimes  # scripts/proc_threads.py
+
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_NOTI_PLAY = os.path.join(REPOSITORY, ".build", "release", "noti-play")
 BUILD_COMMAND = "swift build -c release --static-swift-stdlib --product noti-play --scratch-path /tmp/measure-build"
@@ -497,24 +499,6 @@ class Sender:
         return total, errors, last
 
 
-def context_switches(pid):
-    """{tid: (thread name, voluntary + nonvoluntary context switches)} of each thread of `pid` now."""
-    counts = {}
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except FileNotFoundError:
-        return counts
-    for tid in tids:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/status") as status:
-                lines = status.read().splitlines()
-        except (FileNotFoundError, ProcessLookupError):
-            continue  # ended between listdir and open
-        name = next((line.split(":", 1)[1].strip() for line in lines if line.startswith("Name:")), "?")
-        counts[int(tid)] = (name, sum(int(line.split()[1]) for line in lines if "ctxt_switches:" in line))
-    return counts
-
-
 def count_wakeups(pid, seconds):
     """Context switches per second of all threads of `pid` over `seconds` from now (polled every
     0.25 s, reading /proc only, so that a thread's last value is kept if it ends), the number of
@@ -543,41 +527,12 @@ def who(by_name):
     return ", ".join(f"{name} {count}" for name, count in sorted(by_name.items(), key=lambda item: -item[1])) or "none"
 
 
-def realtime_threads(pid):
-    """How many threads of `pid` run under SCHED_FIFO or SCHED_RR now (field 41 of their stat)."""
-    count = 0
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/stat") as stat:
-                count += stat.read().rsplit(")", 1)[1].split()[38] in ("1", "2")
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-    return count
-
-
 def proc_status(pid, key):
     with open(f"/proc/{pid}/status") as status:
         for line in status:
             if line.startswith(key + ":"):
                 return int(line.split()[1])
     return None
-
-
-def thread_runtimes(pid):
-    """{tid: (thread name, ns on a CPU)} of each thread of `pid` now (/proc/PID/task/TID/schedstat:
-    exact, not ticks)."""
-    times = {}
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except FileNotFoundError:
-        return times
-    for tid in tids:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/comm") as comm, open(f"/proc/{pid}/task/{tid}/schedstat") as stat:
-                times[int(tid)] = (comm.read().strip(), int(stat.read().split()[0]))
-        except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
-            continue
-    return times
 
 
 def cpu_seconds(pid):
