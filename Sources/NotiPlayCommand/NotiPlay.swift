@@ -130,7 +130,8 @@ struct NotiPlay: ParsableCommand {
                 if Subcommands.all.contains(where: { $0 == type(of: command) }) {
                     throw ValidationError(Self.nameItFirst(type(of: command)._commandName))
                 }
-                if let root = command as? NotiPlay, let file = root.file, file == misplaced {
+                // (The scan only when FILE is a subcommand's name: not on every start.)
+                if let root = command as? NotiPlay, let file = root.file, subcommand(named: file) != nil, file == misplaced {
                     throw ValidationError(Self.nameItFirst(file))
                 }
                 try command.run()
