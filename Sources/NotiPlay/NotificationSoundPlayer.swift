@@ -33,17 +33,54 @@ public final class NotificationSoundPlayer: Sendable {
         public var idleTimeout: Double
         /// The user's settings; by default read from the configuration file.
         public var policy: SoundPolicy?
-        /// Bytes of decoded sound kept for replay.
+        /// Bytes of decoded sound kept for replay; 0 streams every sound from its file.
         public var cacheLimit: Int
+        /// How the device streams are set up.
+        public var output: Output
+        /// Runs each device open (on the opener's thread): the command points fd 2 away from
+        /// libraries that print while a device opens (libjack). A library never touches a
+        /// host's descriptors, so this is the command's alone.
+        package var aroundDeviceOpen: @Sendable (_ open: () -> Void) -> Void = { open in open() }
 
         public init(appFolders: [String] = [], appID: String? = nil, device: String = "default",
-                    idleTimeout: Double = 5, policy: SoundPolicy? = nil, cacheLimit: Int = 32 << 20) {
+                    idleTimeout: Double = 5, policy: SoundPolicy? = nil, cacheLimit: Int = 32 << 20,
+                    output: Output = Output()) {
             self.appFolders = appFolders
             self.appID = appID
             self.device = device
             self.idleTimeout = idleTimeout
             self.policy = policy
             self.cacheLimit = cacheLimit
+            self.output = output
+        }
+    }
+
+    /// The device streams' shape. The defaults suit a daemon: 10 ms periods, so a sound starts
+    /// and stops within a few; the command plays one sound with longer periods, which cost less CPU.
+    public struct Output: Sendable {
+        /// Period length: the render thread wakes once per period.
+        public var periodMicroseconds: Int
+        /// Periods in the device buffer: more survive load, fewer stop sooner.
+        public var periodsPerBuffer: Int
+        /// Sample formats to ask the device for, in order of preference.
+        public var formats: [DeviceSampleFormat]
+        /// Length of a full-scale fade (a cancel, a preemption, a volume change), in milliseconds.
+        public var rampMilliseconds: Double
+        /// Sounds that may play at once on one stream (see the voice policy).
+        public var voiceCapacity: Int
+        /// The fewest channels a stream opens with: 2 lets mono and stereo sounds share one
+        /// stream; 1 opens a mono sound's stream in mono (one sound played by itself).
+        public var minimumChannels: Int
+
+        public init(periodMicroseconds: Int = 10_000, periodsPerBuffer: Int = 3,
+                    formats: [DeviceSampleFormat] = DeviceSampleFormat.allCases, rampMilliseconds: Double = 10,
+                    voiceCapacity: Int = 16, minimumChannels: Int = 2) {
+            self.periodMicroseconds = periodMicroseconds
+            self.periodsPerBuffer = periodsPerBuffer
+            self.formats = formats
+            self.rampMilliseconds = rampMilliseconds
+            self.voiceCapacity = voiceCapacity
+            self.minimumChannels = minimumChannels
         }
     }
 
@@ -133,6 +170,15 @@ public final class NotificationSoundPlayer: Sendable {
     /// completion runs (it waits only for one running at that moment, unless called from inside
     /// it). Later `play` calls throw `.closed`.
     public func close() { core.close() }
+
+    /// Lets what plays end, then closes every device once it has played its last frame, without
+    /// waiting for `idleTimeout`: for a host that plays and then exits. `completion` runs on the
+    /// callback thread, with each drained stream's figures; sounds asked for meanwhile play
+    /// first. A device that stops taking sound delays it until the sound's stall report; one
+    /// stuck in the system may never let it run, so a host bounds its own wait.
+    public func drain(completion: @escaping @Sendable ([StreamFigures]) -> Void) {
+        core.post(.drain(completion))
+    }
 
     // MARK: Internals
 

@@ -25,18 +25,26 @@ public enum PlaybackResult: Sendable, Equatable {
     case failed(NotificationSoundError)
 }
 
-/// What a `play` came to: its id, its outcome, and the warnings it raised on the way (a sound of
+/// What a `play` came to: its id, its outcome, the warnings it raised on the way (a sound of
 /// 30 s or more replaced by the default, a configured default that cannot play, an app id that
-/// is not a valid name).
+/// is not a valid name) and the file that was found for it.
 public struct PlaybackReport: Sendable, Equatable {
     public let id: PlaybackID
     public let result: PlaybackResult
     public let warnings: [String]
+    /// The file the lookup chose (control characters escaped), once it found one: what played,
+    /// or what failed to decode. nil when nothing was found, or nothing was looked up.
+    public let file: String?
+    /// The device stream it played on, as it was when the sound ended (the format the device
+    /// agreed to, underruns): nil when it never reached a device.
+    public let stream: StreamFigures?
 
-    public init(id: PlaybackID, result: PlaybackResult, warnings: [String] = []) {
+    public init(id: PlaybackID, result: PlaybackResult, warnings: [String] = [], file: String? = nil, stream: StreamFigures? = nil) {
         self.id = id
         self.result = result
         self.warnings = warnings
+        self.file = file
+        self.stream = stream
     }
 }
 

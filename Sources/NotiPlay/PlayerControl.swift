@@ -44,6 +44,10 @@ final class PlayerControl {
     /// stream). While one is, no new stream is tried: requests fail at once instead of leaving
     /// a thread behind each (a hung sound server and a notification every few seconds).
     private var stuckThreads = 0
+    /// Who asked for a drain, waiting until nothing plays and then for `draining` devices to close.
+    private var drainRequests: [@Sendable ([StreamFigures]) -> Void] = []
+    private var draining = 0
+    private var drainedFigures: [StreamFigures] = []
 
     /// A sound looked up and opened, ready for a device.
     private struct Prepared {
@@ -58,6 +62,8 @@ final class PlayerControl {
         let key: EngineKey
         var voice: VoiceID?
         let warnings: [String]
+        /// The file found, for the report.
+        let file: String
         /// Paused before it had a voice (waiting for its device, or parked): it starts paused.
         var paused = false
     }
@@ -72,6 +78,7 @@ final class PlayerControl {
             while let commands = core.nextCommands(deadline: control.nextDeadline) {
                 commands.forEach(control.handle)
                 control.handleDeadlines(now: monotonicNanoseconds())
+                control.drainIfIdle()
             }
             control.closeDevices()
             core.controlEnded()
@@ -86,14 +93,19 @@ final class PlayerControl {
             if let (engine, voice) = playing(id) { engine.setPaused(voice, paused) }
             else { sounds[id]?.paused = paused }
         case .voiceEnded(let id, let outcome):
-            guard let sound = sounds.removeValue(forKey: id) else { return }
-            core.finish(id, PlaybackResult(outcome), warnings: sound.warnings)
+            guard let sound = sounds[id] else { return }
+            end(id, PlaybackResult(outcome))
             startParked(sound.key)
             markIdleIfUnused(sound.key)
         case .deviceOpened(let key, let attempt, let result):
             deviceOpened(key, attempt: attempt, result)
         case .deviceReleased:
             stuckThreads -= 1
+        case .drain(let completion):
+            drainRequests.append(completion)
+        case .deviceDrained(let figures):
+            draining -= 1
+            drainedFigures.append(figures)
         }
     }
 
@@ -101,20 +113,22 @@ final class PlayerControl {
 
     private func play(_ id: PlaybackID, _ request: PlayRequest) {
         var warnings: [String] = []
-        let prepared: Prepared
+        let prepared: Prepared, path: String
         do throws(NotificationSoundError) {
             let resolved = try resolve(request, warnings: &warnings)
             guard case let .play(file, volume, loops, isCritical) = resolved else {
                 if case .silent(let reason) = resolved { core.finish(id, .silenced(reason), warnings: warnings) }
                 return
             }
+            path = file.path
             prepared = Prepared(id: id, source: try core.cache.source(for: file, loops: loops), volume: volume, isCritical: isCritical)
         } catch {
             core.finish(id, .failed(error), warnings: warnings)
             return
         }
-        let key = EngineKey(rate: Int(prepared.source.sampleRate.rounded()), channels: max(2, prepared.source.channelCount))
-        sounds[id] = Sound(key: key, warnings: warnings)
+        let key = EngineKey(rate: Int(prepared.source.sampleRate.rounded()),
+                            channels: max(core.configuration.output.minimumChannels, prepared.source.channelCount))
+        sounds[id] = Sound(key: key, warnings: warnings, file: path)
         switch devices[key] {
         case .open(let engine, _)? where engine.deviceFailure == nil:
             if parked[key] != nil { parked[key] = capped(parked[key]! + [prepared]) }  // behind the burst, in order
@@ -167,8 +181,7 @@ final class PlayerControl {
         } catch .everySlotFading {
             parked[key] = capped(parked[key, default: []] + [prepared])
         } catch {
-            let warnings = sounds.removeValue(forKey: id)?.warnings ?? []
-            core.finish(id, .failed(.playback(error)), warnings: warnings)
+            end(id, .failed(.playback(error)))
             markIdleIfUnused(key)
         }
     }
@@ -207,11 +220,21 @@ final class PlayerControl {
         let attempt = attempts
         let waiting = capped((parked.removeValue(forKey: key) ?? []) + [first])  // a burst's parked sounds first
         devices[key] = .opening(attempt: attempt, deadline: monotonicNanoseconds() + UInt64(DeviceDeadlines.open) * 1_000_000_000, waiting: waiting)
-        let core = self.core, device = core.configuration.device
+        let core = self.core, device = core.configuration.device, output = core.configuration.output
+        let aroundOpen = core.configuration.aroundDeviceOpen
         let started = JoinableThread.detached {
-            let result = Result { () throws(ALSAError) in
-                try PlaybackEngine(device: device, request: PCMRequest(sampleRate: key.rate, channelCount: key.channels))
+            func openEngine() -> Result<PlaybackEngine, ALSAError> {
+                Result { () throws(ALSAError) in
+                    try PlaybackEngine(
+                        device: device,
+                        request: PCMRequest(sampleRate: key.rate, channelCount: key.channels, formats: output.formats,
+                                            periodMicroseconds: output.periodMicroseconds, periodsPerBuffer: output.periodsPerBuffer),
+                        voiceCapacity: output.voiceCapacity, rampMilliseconds: output.rampMilliseconds)
+                }
             }
+            var opened: Result<PlaybackEngine, ALSAError>?
+            aroundOpen { opened = openEngine() }
+            let result = opened ?? openEngine()
             if !core.post(.deviceOpened(key, attempt: attempt, result)), case .success(let engine) = result { engine.close() }
         }
         if !started {
@@ -246,16 +269,13 @@ final class PlayerControl {
         while kept.count > Self.waitingLimit {
             let victim = kept.firstIndex { !$0.isCritical } ?? 0  // in arrival order: the first is the oldest
             let dropped = kept.remove(at: victim)
-            core.finish(dropped.id, .replaced, warnings: sounds.removeValue(forKey: dropped.id)?.warnings ?? [])
+            end(dropped.id, .replaced)
         }
         return kept
     }
 
     private func fail(_ waiting: [Prepared], _ error: NotificationSoundError) {
-        for prepared in waiting {
-            guard let sound = sounds.removeValue(forKey: prepared.id) else { continue }  // cancelled meanwhile
-            core.finish(prepared.id, .failed(error), warnings: sound.warnings)
-        }
+        for prepared in waiting { end(prepared.id, .failed(error)) }  // unless cancelled meanwhile
     }
 
     private func cancel(_ id: PlaybackID) {
@@ -263,15 +283,21 @@ final class PlayerControl {
         if let (engine, voice) = playing(id) {
             engine.stop(voice)  // reported when the fade has ended
         } else if sound.voice == nil {
-            // Still waiting for its device.
-            sounds[id] = nil
-            core.finish(id, .cancelled, warnings: sound.warnings)
+            end(id, .cancelled)  // still waiting for its device
         }
     }
 
     private func playing(_ id: PlaybackID) -> (PlaybackEngine, VoiceID)? {
         guard let sound = sounds[id], let voice = sound.voice, case .open(let engine, _)? = devices[sound.key] else { return nil }
         return (engine, voice)
+    }
+
+    /// Reports how a sound ended, with what it gathered on the way, and forgets it.
+    private func end(_ id: PlaybackID, _ result: PlaybackResult) {
+        guard let sound = sounds.removeValue(forKey: id) else { return }
+        var stream: StreamFigures?
+        if sound.voice != nil, case .open(let engine, _)? = devices[sound.key] { stream = engine.figures }
+        core.finish(id, result, warnings: sound.warnings, file: sound.file, stream: stream)
     }
 
     private func markIdleIfUnused(_ key: EngineKey) {
@@ -325,8 +351,7 @@ final class PlayerControl {
         devices[key] = nil
         parked[key] = nil
         for (id, sound) in sounds where sound.key == key {
-            sounds[id] = nil
-            core.finish(id, .failed(.deviceStalled(device: core.configuration.device, seconds: DeviceDeadlines.stall)), warnings: sound.warnings)
+            end(id, .failed(.deviceStalled(device: core.configuration.device, seconds: DeviceDeadlines.stall)))
         }
         // Its render thread may be stuck in a write that never returns: close it where that
         // cannot hold up this thread; until it has, the device is not tried again.
@@ -340,6 +365,39 @@ final class PlayerControl {
             engine.close()
             stuckThreads -= 1
         }
+    }
+
+    // MARK: Draining
+
+    /// Once a drain is asked for and no sound plays or waits: every open device plays its last
+    /// frame and closes, each on a thread of its own (a device that takes no sound holds that
+    /// thread, not this one); the last to close answers the drain.
+    func drainIfIdle() {
+        guard !drainRequests.isEmpty, sounds.isEmpty else { return }
+        for (key, device) in devices {
+            devices[key] = nil
+            switch device {
+            case .open(let engine, _):
+                draining += 1
+                let core = self.core
+                let started = JoinableThread.detached {
+                    engine.finish()
+                    core.post(.deviceDrained(engine.figures))
+                }
+                if !started {  // no thread to spare: here, then
+                    engine.finish()
+                    draining -= 1
+                    drainedFigures.append(engine.figures)
+                }
+            case .opening:
+                stuckThreads += 1  // nobody waits for it any more; its opener closes what it opens
+            }
+        }
+        guard draining == 0 else { return }
+        let requests = drainRequests, figures = drainedFigures
+        drainRequests = []
+        drainedFigures = []
+        core.callbacks?.enqueue { for request in requests { request(figures) } }
     }
 
     /// The player closed: every device closes (their sounds' reports are no longer wanted).

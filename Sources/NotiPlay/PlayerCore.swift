@@ -23,6 +23,10 @@ enum PlayerCommand: Sendable {
     case deviceOpened(EngineKey, attempt: Int, Result<PlaybackEngine, ALSAError>)
     /// A stalled stream's close returned: its threads are free.
     case deviceReleased
+    /// Close the devices once nothing plays, each after its last frame has played.
+    case drain(@Sendable ([StreamFigures]) -> Void)
+    /// A drained device closed, with its final figures.
+    case deviceDrained(StreamFigures)
 }
 
 /// One device stream; sounds of another rate or channel count get their own (until noti-play
@@ -90,9 +94,9 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
     var isClosed: Bool { condition.withLock { closed } }
 
     /// Reports how `id` ended, once: its callback is queued, or its awaiting Task resumed.
-    func finish(_ id: PlaybackID, _ result: PlaybackResult, warnings: [String] = []) {
+    func finish(_ id: PlaybackID, _ result: PlaybackResult, warnings: [String] = [], file: String? = nil, stream: StreamFigures? = nil) {
         guard let completion = condition.withLock({ completions.removeValue(forKey: id) }) else { return }
-        let report = PlaybackReport(id: id, result: result, warnings: warnings)
+        let report = PlaybackReport(id: id, result: result, warnings: warnings, file: file, stream: stream)
         switch completion {
         case .callback(let callback): callbacks?.enqueue { callback(report) }
         case .continuation(let continuation): continuation.resume(returning: report)

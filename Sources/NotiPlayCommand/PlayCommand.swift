@@ -144,61 +144,73 @@ struct PlayOptions: ParsableArguments {
         }
         StreamRole.announceEvent()
         // The first thing: block SIGINT and SIGTERM before any thread exists (so every thread
-        // inherits the mask) and watch them on one thread. Until a sound plays there is nothing
-        // to fade, so a signal ends the process at once, whatever it is reading or waiting for.
+        // inherits the mask) and watch them on one thread. Until the sound is asked for there is
+        // nothing to fade, so a signal ends the process at once, whatever it is reading.
         let signals = SignalWatcher.blockTerminationSignals()
-        let engineForSignals = Mutex<PlaybackEngine?>(nil)
-        let wake = SignalWatcher.Event()  // a device opened, the sound ended, or a signal
+        let asked = Mutex<(player: NotificationSoundPlayer, id: PlaybackID)?>(nil)
+        let wake = SignalWatcher.Event()  // the sound ended, the device drained, or a signal
         let watcher = SignalWatcher(signals) { signal in
-            guard let engine = engineForSignals.withLock({ $0 }) else { _exit(128 + signal) }
-            engine.stopAll()
+            guard let (player, id) = asked.withLock({ $0 }) else { _exit(128 + signal) }
+            player.cancel(id)
             wake.post()
         }
         func interrupted() -> Bool { watcher.receivedAt.load(ordering: .relaxed) != 0 }
         func exitInterrupted() -> ExitCode { ExitCode(128 + (watcher.stop() ?? SIGTERM)) }
 
-        guard let (sound, volume, loops, isCritical) = try resolveSound(file: file) else { return }
-        let decoder: any FrameSource
+        // The library's player plays it, as for a daemon: the lookup, the user's policy, the
+        // device's deadlines and the stall watch are the same code. One sound, so one voice,
+        // a mono stream for a mono sound, nothing cached, and periods for a command (see --period-ms).
+        let (policy, warnings) = SoundPolicy.load()
+        warnings.forEach { Output.standardError("noti-play: warning: " + $0) }
+        var configuration = NotificationSoundPlayer.Configuration(
+            appFolders: soundsDirs, appID: appID, device: device, policy: policy, cacheLimit: 0,
+            output: .init(periodMicroseconds: Int(periodMs * 1000), periodsPerBuffer: periods,
+                          formats: sampleFormat.map { [$0] } ?? DeviceSampleFormat.allCases,
+                          rampMilliseconds: rampMs, voiceCapacity: 1, minimumChannels: 1))
+        // A device's libraries (libjack) may print to stderr: only our one line is shown.
+        if !verbose { configuration.aroundDeviceOpen = { open in Output.quietingLibraries(open) } }
+        let player = NotificationSoundPlayer(configuration: configuration)
+        let sound = notificationSound(file: file)
+        let ended = Mutex<PlaybackReport?>(nil)
+        let id: PlaybackID
         do {
-            decoder = try SoundSources.open(sound, loops: loops)
+            id = try player.play(sound, gain: volume) { report in
+                ended.withLock { $0 = report }
+                wake.post()
+            }
         } catch {
             Output.standardError("noti-play: \(error.description)")
             throw ExitCode.failure
         }
-
-        let engine = try openDevice(for: decoder, wake: wake, interrupted: interrupted, exitInterrupted: exitInterrupted)
-        engineForSignals.withLock { $0 = engine }
-
-        let outcome = Mutex<VoiceOutcome?>(nil)
-        do {
-            try engine.play(decoder, volume: volume, critical: isCritical) { result in
-                outcome.withLock { $0 = result }
-                wake.post()
-            }
-        } catch {
-            Output.failure(sound.path, error.description)
-            throw ExitCode.failure
-        }
-        if interrupted() { engine.stopAll() }  // a signal before the engine was known
+        asked.withLock { $0 = (player, id) }
         if let seconds {
             // A ringtone with --for: fade it out when the time is up; that is a normal end.
-            SignalWatcher.after(seconds: seconds) { engine.stopAll() }
+            SignalWatcher.after(seconds: seconds) { player.cancel(id) }
         }
-        try waitWhilePlaying(engine, wake: wake, until: { outcome.withLock { $0 != nil } },
-                             interrupted: interrupted, exitInterrupted: exitInterrupted)
+        let report = try waitForReport(ended, wake: wake, interrupted: interrupted, exitInterrupted: exitInterrupted)
+        report.warnings.forEach { Output.standardError("noti-play: warning: " + $0) }
+        switch report.result {
+        case .silenced(let reason):
+            Output.standardError("noti-play: not playing \(sound): \(reason)")
+            return
+        case .failed(let error):
+            Output.standardError("noti-play: " + Self.message(error, file: report.file, played: report.stream != nil))
+            throw ExitCode.failure
+        default:
+            break
+        }
 
         // Returns once the tail has been heard; a device that stops taking sound would keep it.
-        // It posts `wake`, as a signal does: a signal during the drain shortens the wait to the
-        // buffer and a second (what the signal wait allows), not the stall rule's 5 s.
-        let drained = Atomic<Bool>(false)
-        JoinableThread.detached {
-            engine.finish()
-            drained.store(true, ordering: .releasing)
+        // A signal during the drain shortens the wait to the buffer and a second (what the
+        // signal wait allows), not the stall rule's 5 s.
+        let drained = Mutex<[StreamFigures]?>(nil)
+        player.drain { figures in
+            drained.withLock { $0 = figures }
             wake.post()
         }
-        let bufferSeconds = Double(engine.format.bufferFrames) / Double(engine.format.sampleRate)
+        let bufferSeconds = report.stream.map { Double($0.format.bufferFrames) / Double($0.format.sampleRate) } ?? 0
         let drainStarted = monotonicNanoseconds()
-        while !drained.load(ordering: .acquiring) {
+        while drained.withLock({ $0 == nil }) {
             let signalledAt = watcher.receivedAt.load(ordering: .relaxed)
             let (since, limit) = signalledAt != 0
                 ? (signalledAt, bufferSeconds + 1) : (drainStarted, bufferSeconds + Double(DeviceDeadlines.stall))
@@ -212,134 +224,72 @@ struct PlayOptions: ParsableArguments {
         }
         let finished = monotonicNanoseconds()
         let interruption = watcher.stop()
+        let stream = drained.withLock { $0 }?.first ?? report.stream
 
-        if verbose {
-            report(engine, duration: decoder.duration, launched: launched, finished: finished,
-                   signalled: watcher.receivedAt.load(ordering: .relaxed))
+        if verbose, let stream {
+            Self.report(stream, launched: launched, finished: finished, signalled: watcher.receivedAt.load(ordering: .relaxed))
         }
-        if let failure = engine.deviceFailure {
+        if let failure = stream?.deviceFailure {
             Output.standardError("noti-play: \(failure.description)")
             throw ExitCode.failure
         }
-        switch outcome.withLock({ $0 }) {
-        case .failed(let error)?:
-            Output.failure(sound.path, error.description)
-            throw ExitCode.failure
-        case .finished? where interruption == nil:
+        switch report.result {
+        case .finished where interruption == nil:
             return
-        case .stopped(.cancelled)? where interruption == nil && seconds != nil:
+        case .cancelled where interruption == nil && seconds != nil:
             return  // the ringtone's time was up
         default:
             throw ExitCode(128 + (interruption ?? SIGTERM))
         }
     }
 
-    /// The sound the options name, after the user's policy: nil when it is silenced (the reason
-    /// is printed). The volume is the one to play at: critical sounds at exactly --volume,
-    /// others at --volume × the notification volume.
-    private func resolveSound(file: String?) throws -> (SoundFile, volume: Float, loops: Bool, isCritical: Bool)? {
-        let request = notificationSound(file: file)
-        let (policy, warnings) = SoundPolicy.load()
-        warnings.forEach { Output.standardError("noti-play: warning: " + $0) }
-        let resolver = SoundResolver(locator: SoundLocator(appFolders: soundsDirs, appID: appID), policy: policy)
-        let resolved: ResolvedSound
-        do {
-            resolved = try resolver.resolve(request)
-        } catch {
-            Output.standardError("noti-play: \(error.description)")
-            throw ExitCode.failure
-        }
-        resolved.warnings.forEach { Output.standardError("noti-play: warning: " + $0) }
-        switch resolved.action {
-        case let .play(file, resolvedVolume, loops, isCritical):
-            return (file, isCritical ? resolvedVolume : volume * resolvedVolume, loops, isCritical)
-        case let .silent(reason):
-            Output.standardError("noti-play: not playing \(request): \(reason)")
-            return nil
-        }
-    }
-
-    /// Opens the device on a thread of its own, with a deadline: a device that blocks (ALSA's
-    /// file plugin on a FIFO nobody reads, a hung sound server) ends in a line and a status.
-    private func openDevice(
-        for decoder: any FrameSource, wake: SignalWatcher.Event, interrupted: () -> Bool, exitInterrupted: () -> ExitCode
-    ) throws -> PlaybackEngine {
-        let pcmRequest = PCMRequest(
-            sampleRate: Int(decoder.sampleRate.rounded()), channelCount: decoder.channelCount,
-            formats: sampleFormat.map { [$0] } ?? DeviceSampleFormat.allCases,
-            periodMicroseconds: Int(periodMs * 1000), periodsPerBuffer: periods)
-        let opening = Mutex<Result<PlaybackEngine, ALSAError>?>(nil)
-        let (device, rampMs, verbose) = (self.device, self.rampMs, self.verbose)
-        JoinableThread.detached {
-            let open = {
-                Result { () throws(ALSAError) in
-                    try PlaybackEngine(device: device, request: pcmRequest, voiceCapacity: 1, drainWhenIdle: true, rampMilliseconds: rampMs)
-                }
-            }
-            // A device's libraries (libjack) may print to stderr: only our one line is shown.
-            let result = verbose ? open() : Output.quietingLibraries(open)
-            opening.withLock { $0 = result }
-            wake.post()
-        }
-        let openStarted = monotonicNanoseconds()
-        while opening.withLock({ $0 == nil }) && !interrupted() {
-            let left = Double(DeviceDeadlines.open) - Double(monotonicNanoseconds() - openStarted) / 1e9
-            if left <= 0 || !wake.wait(seconds: left) { break }
-        }
-        if interrupted() { throw exitInterrupted() }
-        switch opening.withLock({ $0 }) {
-        case .success(let opened)?:
-            return opened
-        case .failure(let error)?:
-            Output.standardError("noti-play: \(error.description) (see --list-devices; choose one with --device)")
-            throw ExitCode.failure
-        case nil:
-            Output.standardError("noti-play: " + NotificationSoundError.deviceTimeout(device: device, seconds: DeviceDeadlines.open).description)
-            throw ExitCode.failure
-        }
-    }
-
-    /// Waits for the sound to end. A device that takes no sound for `DeviceDeadlines.stall`
-    /// ends the wait with a line and status 1 (``StallWatch`` judges, over many looks: a slow
-    /// device, a busy machine, or the process being stopped and continued is not a stall).
-    private func waitWhilePlaying(
-        _ engine: PlaybackEngine, wake: SignalWatcher.Event, until ended: () -> Bool,
-        interrupted: () -> Bool, exitInterrupted: () -> ExitCode
-    ) throws {
+    /// Waits for the sound's report. The player ends every sound: a device that does not open
+    /// within `DeviceDeadlines.open`, or takes no sound for `DeviceDeadlines.stall`, fails it.
+    /// After a signal it waits a second for the fade at most: a device that cannot even take
+    /// that is let go.
+    private func waitForReport(
+        _ ended: borrowing Mutex<PlaybackReport?>, wake: SignalWatcher.Event, interrupted: () -> Bool, exitInterrupted: () -> ExitCode
+    ) throws -> PlaybackReport {
         let look = 0.25
-        var watch = StallWatch(lookEvery: look)
         var signalledLooks = 0
-        while !ended() {
+        while true {
+            if let report = ended.withLock({ $0 }) { return report }
             if wake.wait(seconds: look) { continue }
             if interrupted() {
-                // The fade takes milliseconds; a device that cannot even take that is let go.
                 signalledLooks += 1
-                if Double(signalledLooks) * look >= 1 && !ended() { throw exitInterrupted() }
-                continue
-            }
-            if watch.isStalled(framesWritten: engine.framesWritten, now: monotonicNanoseconds()) {
-                Output.standardError("noti-play: " + NotificationSoundError.deviceStalled(device: device, seconds: DeviceDeadlines.stall).description)
-                throw ExitCode.failure
+                if Double(signalledLooks) * look >= 1 && ended.withLock({ $0 == nil }) { throw exitInterrupted() }
             }
         }
     }
 
-    private func report(_ engine: PlaybackEngine, duration: Double?, launched: UInt64, finished: UInt64, signalled: UInt64) {
-        let f = engine.format
+    /// The one line for a sound that could not play. A device that would not open gets a hint;
+    /// one that failed while playing does not (the choice of device was right).
+    private static func message(_ error: NotificationSoundError, file: String?, played: Bool) -> String {
+        switch error {
+        case .device(let error) where !played:
+            "\(error.description) (see --list-devices; choose one with --device)"
+        case .playback(let error):
+            file.map { "\($0): \(error.description)" } ?? error.description
+        default:
+            error.description
+        }
+    }
+
+    private static func report(_ stream: StreamFigures, launched: UInt64, finished: UInt64, signalled: UInt64) {
+        let f = stream.format
         let ms = { (frames: Int) in (Double(frames) * 1000 / Double(f.sampleRate)).fixed(1) }
         var lines = [
             "device:      \(f.device): \(f.sampleFormat.rawValue), \(f.sampleRate) Hz, \(f.channelCount) channel(s)",
             "period:      \(f.periodFrames) frames (\(ms(f.periodFrames)) ms); buffer \(f.bufferFrames) frames (\(ms(f.bufferFrames)) ms)",
-            "scheduling:  \(engine.isRealtime ? "SCHED_FIFO" : "normal (SCHED_FIFO was refused)")",
-            "underruns:   \(engine.underruns) device, \(engine.starvedWaits) waits for the decoder",
+            "scheduling:  \(stream.isRealtime ? "SCHED_FIFO" : "normal (SCHED_FIFO was refused)")",
+            "underruns:   \(stream.underruns) device, \(stream.starvedWaits) waits for the decoder",
         ]
-        if let first = engine.firstWriteNanoseconds {
+        if let first = stream.firstWriteNanoseconds {
             lines.append("start:       first period written \((Double(first - launched) / 1e6).fixed(2)) ms after start-up")
         }
-        // The file's length and when the command was done: a ringtone, --for or a signal makes
-        // what was heard differ from the length.
-        lines.append("sound:       \(duration.map { "\($0.fixed(3)) s long" } ?? "of unknown length"); done \((Double(finished - launched) / 1e9).fixed(3)) s after start-up")
-        if signalled > 0, let last = engine.lastWriteNanoseconds {
+        // When the command was done: a ringtone, --for or a signal make it differ from the sound's length.
+        lines.append("done:        \((Double(finished - launched) / 1e9).fixed(3)) s after start-up")
+        if signalled > 0, let last = stream.lastWriteNanoseconds {
             let ms = { (t: UInt64) in (Double(t &- signalled) / 1e6).fixed(1) }
             lines.append("stopped:     fade written \(ms(last)) ms after the signal; device drained at \(ms(finished)) ms")
         }

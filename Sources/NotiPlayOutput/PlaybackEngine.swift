@@ -356,7 +356,7 @@ public final class PlaybackEngine: @unchecked Sendable {
     /// Times every playing voice was waiting for its decoder (0 unless the machine is overloaded,
     /// or the device has no clock, as ALSA's null device).
     public var starvedWaits: Int { context.pointee.starvedWaits.load(ordering: .relaxed) }
-    /// CLOCK_MONOTONIC nanoseconds at which the last period was handed to ALSA, once rendering ended.
+    /// CLOCK_MONOTONIC nanoseconds at which the latest period was handed to ALSA.
     public var lastWriteNanoseconds: UInt64? {
         let value = context.pointee.lastWriteNanoseconds.load(ordering: .relaxed)
         return value == 0 ? nil : value

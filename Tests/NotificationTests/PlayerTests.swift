@@ -60,11 +60,49 @@ import Testing
         let reports = Reports()
         let player = player(capture: capture)
         let id = try player.play(.named("ping.caf")) { reports.add($0) }
-        #expect(reports.wait(1) == [PlaybackReport(id: id, result: .finished)])
+        let report = reports.wait(1).first
+        #expect(report?.id == id && report?.result == .finished && report?.warnings == [])
+        // What played, and on what: the file found and the stream's format (a mono or stereo
+        // sound shares a stereo stream at its rate).
+        #expect(report?.file == "ping.caf")
+        #expect(report?.stream?.format.sampleRate == 44100 && report?.stream?.format.channelCount == 2)
         player.close()
         #expect(try samples(capture) == (try SoundDecoder(path: sound).readAll()))
         usleep(100_000)
         #expect(reports.values.withLock { $0.count } == 1)
+    }
+
+    @Test func drainLetsTheSoundEndThenClosesTheDeviceWithoutTheIdleWait() throws {
+        let sound = try tone("drain.caf", seconds: 0.3)
+        let capture = folder.file("drain.raw")
+        let reports = Reports()
+        let player = player(capture: capture, idleTimeout: 60)
+        let drained = Mutex<[StreamFigures]?>(nil)
+        let answered = DispatchSemaphore(value: 0)
+        try player.play(.named("drain.caf")) { reports.add($0) }
+        player.drain { figures in
+            drained.withLock { $0 = figures }
+            answered.signal()
+        }
+        #expect(answered.wait(timeout: .now() + 10) == .success)
+        // The sound ended first, and the device is closed an idle timeout early, its file whole.
+        #expect(reports.values.withLock { $0.map(\.result) } == [.finished])
+        #expect(!Self.isOpenHere(capture))
+        #expect(try samples(capture) == (try SoundDecoder(path: sound).readAll()))
+        let figures = drained.withLock { $0 } ?? []
+        #expect(figures.count == 1)
+        #expect(figures.first?.format.sampleRate == 44100 && figures.first?.deviceFailure == nil)
+        if let first = figures.first?.firstWriteNanoseconds, let last = figures.first?.lastWriteNanoseconds { #expect(first < last) }
+        else { Issue.record("the drained stream has no write times: \(figures)") }
+
+        // With nothing playing and no device open, a drain answers at once, with no stream.
+        player.drain { figures in
+            drained.withLock { $0 = figures }
+            answered.signal()
+        }
+        #expect(answered.wait(timeout: .now() + 10) == .success)
+        #expect(drained.withLock { $0 } == [])
+        player.close()
     }
 
     @Test func theSecondPlayOfASoundComesFromTheCacheAndIsIdentical() throws {

@@ -33,7 +33,7 @@ struct RenderContext: ~Copyable {
     let realtime = Atomic<Bool>(false)
     /// CLOCK_MONOTONIC nanoseconds when the first period had been handed to ALSA, or 0.
     let firstWriteNanoseconds = Atomic<UInt64>(0)
-    /// CLOCK_MONOTONIC nanoseconds when the last period had been handed to ALSA (before the drain).
+    /// CLOCK_MONOTONIC nanoseconds when the latest period had been handed to ALSA, or 0.
     let lastWriteNanoseconds = Atomic<UInt64>(0)
 }
 

@@ -80,11 +80,14 @@ enum RenderThread {
                     context.pointee.underruns.store(context.pointee.underruns.load(ordering: .relaxed) + 1, ordering: .relaxed)
                 }
             }
-            if frames > 0 && context.pointee.firstWriteNanoseconds.load(ordering: .relaxed) == 0 {
-                context.pointee.firstWriteNanoseconds.store(monotonicNanoseconds(), ordering: .relaxed)
+            // The latest write, not the loop's end: an engine kept open drains and sleeps
+            // before `finish()` ends the loop, and a stop's fade was written long before.
+            let now = monotonicNanoseconds()
+            context.pointee.lastWriteNanoseconds.store(now, ordering: .relaxed)
+            if context.pointee.firstWriteNanoseconds.load(ordering: .relaxed) == 0 {
+                context.pointee.firstWriteNanoseconds.store(now, ordering: .relaxed)
             }
         }
-        context.pointee.lastWriteNanoseconds.store(monotonicNanoseconds(), ordering: .relaxed)
         if context.pointee.shutdown.load(ordering: .acquiring) {
             PCMDevice.drop(pcm)
         } else {
