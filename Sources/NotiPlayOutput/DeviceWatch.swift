@@ -4,11 +4,23 @@ public enum DeviceDeadlines {
     public static let open = 5
     /// Seconds a device may take no sound while a sound plays.
     public static let stall = 5
+
+    /// The deadlines one player goes by: the defaults above, which only tests shorten (a
+    /// scripted device's lifecycle in a second instead of five).
+    package struct Seconds: Sendable, Equatable {
+        package var open: Int
+        package var stall: Int
+
+        package init(open: Int = DeviceDeadlines.open, stall: Int = DeviceDeadlines.stall) {
+            self.open = open
+            self.stall = stall
+        }
+    }
 }
 
 /// Tells a device that stopped taking sound from a slow one, by the frames it took
 /// (`PlaybackEngine.framesWritten`), looked at now and then: stalled once that count has not
-/// moved over looks spanning `DeviceDeadlines.stall`. Looks, not the clock alone: a process that
+/// moved over looks spanning the stall deadline (`DeviceDeadlines.stall`). Looks, not the clock alone: a process that
 /// was stopped (SIGSTOP) and continued, or a loaded machine that looked late, counts one look
 /// for the gap, not a stall.
 package struct StallWatch: Sendable {
@@ -18,10 +30,12 @@ package struct StallWatch: Sendable {
     private var lastLook: UInt64 = 0
     private var looksWithoutProgress = 0
 
-    /// - Parameter lookEvery: seconds between the looks that count.
-    package init(lookEvery: Double) {
+    /// - Parameters:
+    ///   - lookEvery: seconds between the looks that count.
+    ///   - stallSeconds: how long without progress is a stall.
+    package init(lookEvery: Double, stallSeconds: Int = DeviceDeadlines.stall) {
         lookInterval = UInt64(lookEvery * 1e9)
-        looksNeeded = max(1, Int((Double(DeviceDeadlines.stall) / lookEvery).rounded(.up)))
+        looksNeeded = max(1, Int((Double(stallSeconds) / lookEvery).rounded(.up)))
     }
 
     /// Takes a look at `framesWritten` at `now` (CLOCK_MONOTONIC nanoseconds); true once stalled.

@@ -86,7 +86,9 @@ public final class PlaybackEngine: @unchecked Sendable {
     /// What the device agreed to.
     public let format: NegotiatedFormat
 
-    private let device: PCMDevice
+    private let backend: PCMBackend
+    /// What `backend.open` returned: the render thread's, then `close`'s.
+    private let deviceHandle: UnsafeMutableRawPointer
     private let context: UnsafeMutablePointer<RenderContext>
     private let slots: UnsafeMutablePointer<VoiceSlot>
     /// Slots allocated: twice the voices, so that a stolen voice can fade while its successor plays.
@@ -137,17 +139,26 @@ public final class PlaybackEngine: @unchecked Sendable {
         }
     }
 
-    /// Opens `device` and negotiates `request`. Nothing plays until the first `play`.
+    /// Opens the ALSA device `name` and negotiates `request`. Nothing plays until the first `play`.
     /// - Parameters:
     ///   - drainWhenIdle: stop and drain the device once no voice plays (a command playing one
     ///     sound); otherwise the device is drained and kept open, and the next sound starts within a period.
     ///   - rampMilliseconds: length of a full-scale gain ramp (fades, volume changes).
-    public init(
+    public convenience init(
         device name: String = "default", request: PCMRequest, voiceCapacity: Int = 16,
         drainWhenIdle: Bool = false, rampMilliseconds: Double = 10
     ) throws(ALSAError) {
-        device = try PCMDevice(name: name)
-        format = try device.configure(request)
+        try self.init(backend: .alsa, device: name, request: request, voiceCapacity: voiceCapacity,
+                      drainWhenIdle: drainWhenIdle, rampMilliseconds: rampMilliseconds)
+    }
+
+    /// The same on `backend`'s device `name` (the tests' scripted devices).
+    package init(
+        backend: PCMBackend, device name: String, request: PCMRequest, voiceCapacity: Int = 16,
+        drainWhenIdle: Bool = false, rampMilliseconds: Double = 10
+    ) throws(ALSAError) {
+        self.backend = backend
+        (deviceHandle, format) = try backend.open(name, request)
         self.voiceCapacity = max(1, voiceCapacity)
         slotCount = 2 * self.voiceCapacity
         slots = .allocate(capacity: slotCount)
@@ -335,7 +346,7 @@ public final class PlaybackEngine: @unchecked Sendable {
         RawSemaphore.post(wake)
         worker?.join()
         reap(force: true)
-        device.close()
+        backend.close(deviceHandle)
     }
 
     // MARK: Figures for --verbose and the tests
@@ -432,15 +443,15 @@ public final class PlaybackEngine: @unchecked Sendable {
         if state.renderThread == nil {
             let context = self.context
             let wake = self.wake
-            let pcm = device.rawHandle
+            let device = PCMRenderDevice(handle: deviceHandle, calls: backend.render)
             // Raw pointers are not Sendable; the render thread is their one user while it runs,
             // and `close` joins it before freeing them.
             nonisolated(unsafe) let unsafeContext = context
             nonisolated(unsafe) let unsafeWake = wake
             nonisolated(unsafe) let unsafeStarted = voiceStarted
-            nonisolated(unsafe) let unsafePCM = pcm
+            nonisolated(unsafe) let unsafeDevice = device
             guard let thread = JoinableThread({
-                RenderThread.run(unsafeContext, pcm: unsafePCM, wake: unsafeWake, voiceStarted: unsafeStarted)
+                RenderThread.run(unsafeContext, device: unsafeDevice, wake: unsafeWake, voiceStarted: unsafeStarted)
             }) else { throw .cannotStartThread }
             state.renderThread = thread
         }

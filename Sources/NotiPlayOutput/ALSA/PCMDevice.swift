@@ -59,15 +59,22 @@ final class PCMDevice {
 
     deinit { close() }
 
-    /// The `snd_pcm_t` for the render thread, which calls ALSA directly to avoid touching this
-    /// object (and its reference count) in real time.
-    var rawHandle: OpaquePointer { handle! }
+    /// Hands the `snd_pcm_t` over to the caller, who closes it with `PCMDevice.close(_:)`; the
+    /// render thread calls ALSA on it directly, never touching this object (or its reference count).
+    func takeHandle() -> OpaquePointer {
+        defer { handle = nil }
+        return handle!
+    }
+
+    func close() {
+        if let handle { Self.close(handle) }
+        handle = nil
+    }
 
     /// Closes the PCM. Plugins flush on close (the file plugin writes what it buffered), so a
     /// reader that went away raises SIGPIPE on the closing thread: kept from the process.
-    func close() {
-        if let handle { BrokenPipeSignal.suppressed { withALSADiagnosticsCaptured { _ = snd_pcm_close(handle) } } }
-        handle = nil
+    static func close(_ pcm: OpaquePointer) {
+        BrokenPipeSignal.suppressed { withALSADiagnosticsCaptured { _ = snd_pcm_close(pcm) } }
     }
 
     /// Negotiates rate, channels, sample format, period and buffer with the device.

@@ -5,12 +5,12 @@ import Glibc
 
 /// The real-time loop: mix a period, wake the decoder, hand the period to ALSA, repeat.
 ///
-/// It touches only the preallocated context and the raw PCM handle: no Swift objects, no
-/// allocation, no locks, no logging. `PCMDevice.write` (snd_pcm_writei) blocks until the device has room,
-/// which is what paces the loop.
+/// It touches only the preallocated context and the device's handle and function pointers: no
+/// Swift objects, no allocation, no locks, no logging. The device's write (ALSA: snd_pcm_writei)
+/// blocks until the device has room, which is what paces the loop.
 enum RenderThread {
     static func run(
-        _ context: UnsafeMutablePointer<RenderContext>, pcm: OpaquePointer, wake: UnsafeMutablePointer<sem_t>,
+        _ context: UnsafeMutablePointer<RenderContext>, device: PCMRenderDevice, wake: UnsafeMutablePointer<sem_t>,
         voiceStarted: UnsafeMutablePointer<sem_t>
     ) {
         context.pointee.realtime.store(requestRealtimeScheduling(), ordering: .relaxed)
@@ -24,7 +24,7 @@ enum RenderThread {
             // rendered, inside the blocking write, and a stop (its fade) would be heard one
             // period later. (The wait is bounded so that a device without a clock, or one that
             // stalls, leaves the loop where it was: blocked in the write.)
-            PCMDevice.waitForRoom(pcm, milliseconds: 1000)
+            device.waitForRoom(milliseconds: 1000)
             let summary = Mixer.renderPeriod(context)
             if summary.decoderHasWork { RawSemaphore.post(wake) }
             let frames = summary.framesWithSound
@@ -33,18 +33,18 @@ enum RenderThread {
                 // Idle: let the tail play, then sleep until a sound starts. The PCM stays open
                 // and is prepared again on wake-up, so the next sound starts within a period
                 // (writing silence instead would spin on devices without a clock).
-                PCMDevice.drain(pcm)
+                device.drain()
                 if let failure = RawSemaphore.wait(voiceStarted) {
                     // Never woken again: end, reported as the engine's failure, rather than
                     // spin through drain and wait at full speed.
                     context.pointee.fatalError.store(-failure, ordering: .releasing)
-                    PCMDevice.drop(pcm)
+                    device.drop()
                     return
                 }
                 // Several sounds may have started; EAGAIN (none left) ends the loop, as would an
                 // interruption, which only costs one more pass through here.
                 while sem_trywait(voiceStarted) == 0 {}
-                PCMDevice.prepare(pcm)
+                device.prepare()
                 continue
             } else if frames == 0 {
                 // Every voice is waiting for its decoder. The device still holds up to a buffer
@@ -56,7 +56,7 @@ enum RenderThread {
             }
             var written = 0
             while written < frames {
-                let result = PCMDevice.write(pcm, buffer + written * bytesPerFrame, count: frames - written)
+                let result = device.write(buffer + written * bytesPerFrame, count: frames - written)
                 if result >= 0 {
                     written += result
                     // Only this thread writes the counter, so a load and a store is an increment.
@@ -67,13 +67,13 @@ enum RenderThread {
                 let code = Int32(result)
                 if code == -EAGAIN { continue }
                 // Underruns and suspends recover; a vanished device or a closed pipe does not.
-                let recovery = PCMDevice.recover(pcm, code)
+                let recovery = device.recover(code)
                 if recovery < 0 {
                     // A write that raised SIGPIPE (blocked here, so left pending) went into a pipe
                     // whose reader left, whatever code the plugin made of it (ALSA's file plugin: -EIO).
                     let cause = BrokenPipeSignal.isPending() ? -EPIPE : recovery
                     context.pointee.fatalError.store(cause, ordering: .releasing)
-                    PCMDevice.drop(pcm)
+                    device.drop()
                     return
                 }
                 if code == -EPIPE {
@@ -89,9 +89,9 @@ enum RenderThread {
             }
         }
         if context.pointee.shutdown.load(ordering: .acquiring) {
-            PCMDevice.drop(pcm)
+            device.drop()
         } else {
-            PCMDevice.drain(pcm)  // let the tail be heard
+            device.drain()  // let the tail be heard
         }
     }
 
