@@ -41,6 +41,10 @@ public final class NotificationSoundPlayer: Sendable {
         /// libraries that print while a device opens (libjack). A library never touches a
         /// host's descriptors, so this is the command's alone.
         package var aroundDeviceOpen: @Sendable (_ open: () -> Void) -> Void = { open in open() }
+        /// Where sound goes: ALSA, or in the lifecycle tests a scripted device.
+        package var backend = PCMBackend.alsa
+        /// How long a device may take to open and to take sound; the tests shorten them.
+        package var deviceDeadlines = DeviceDeadlines.Seconds()
 
         public init(appFolders: [String] = [], appID: String? = nil, device: String = "default",
                     idleTimeout: Double = 5, policy: SoundPolicy? = nil, cacheLimit: Int = 32 << 20,

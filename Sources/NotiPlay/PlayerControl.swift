@@ -35,7 +35,9 @@ final class PlayerControl {
         case idle(since: UInt64)
 
         /// A stream that starts playing: its watch starts afresh.
-        static var started: Activity { .playing(StallWatch(lookEvery: PlayerControl.progressLook)) }
+        static func started(_ deadlines: DeviceDeadlines.Seconds) -> Activity {
+            .playing(StallWatch(lookEvery: PlayerControl.progressLook, stallSeconds: deadlines.stall))
+        }
     }
     /// Sounds that met a burst (every spare voice still fading): they start, in order, as soon as
     /// a voice of their stream ends, which is within a fade's 10 ms.
@@ -174,7 +176,7 @@ final class PlayerControl {
                 core.post(.voiceEnded(id, outcome))  // on the engine's worker: queued, nothing more
             }
             sounds[id]?.voice = voice
-            if case .open(_, .idle)? = devices[key] { devices[key] = .open(engine, .started) }
+            if case .open(_, .idle)? = devices[key] { devices[key] = .open(engine, .started(core.configuration.deviceDeadlines)) }
             if prepared.isCritical {
                 for case let (other, .open(otherEngine, _)) in devices where other != key { otherEngine.preemptNonCritical() }
             }
@@ -219,14 +221,15 @@ final class PlayerControl {
         attempts += 1
         let attempt = attempts
         let waiting = capped((parked.removeValue(forKey: key) ?? []) + [first])  // a burst's parked sounds first
-        devices[key] = .opening(attempt: attempt, deadline: monotonicNanoseconds() + UInt64(DeviceDeadlines.open) * 1_000_000_000, waiting: waiting)
+        devices[key] = .opening(attempt: attempt, deadline: monotonicNanoseconds() + UInt64(core.configuration.deviceDeadlines.open) * 1_000_000_000, waiting: waiting)
         let core = self.core, device = core.configuration.device, output = core.configuration.output
+        let backend = core.configuration.backend
         let aroundOpen = core.configuration.aroundDeviceOpen
         let started = JoinableThread.detached {
             func openEngine() -> Result<PlaybackEngine, ALSAError> {
                 Result { () throws(ALSAError) in
                     try PlaybackEngine(
-                        device: device,
+                        backend: backend, device: device,
                         request: PCMRequest(sampleRate: key.rate, channelCount: key.channels, formats: output.formats,
                                             periodMicroseconds: output.periodMicroseconds, periodsPerBuffer: output.periodsPerBuffer),
                         voiceCapacity: output.voiceCapacity, rampMilliseconds: output.rampMilliseconds)
@@ -252,7 +255,7 @@ final class PlayerControl {
         }
         switch result {
         case .success(let engine):
-            devices[key] = .open(engine, .started)
+            devices[key] = .open(engine, .started(core.configuration.deviceDeadlines))
             for prepared in waiting where sounds[prepared.id] != nil { start(prepared, on: engine, key) }
             markIdleIfUnused(key)
         case .failure(let error):
@@ -327,7 +330,7 @@ final class PlayerControl {
             case .opening(_, let deadline, let waiting) where now >= deadline:
                 devices[key] = nil
                 stuckThreads += 1  // its opener: until it returns (`deviceOpened`)
-                fail(waiting, .deviceTimeout(device: core.configuration.device, seconds: DeviceDeadlines.open))
+                fail(waiting, .deviceTimeout(device: core.configuration.device, seconds: core.configuration.deviceDeadlines.open))
             case .open(let engine, .idle(let since)) where now >= since + idleTimeout:
                 devices[key] = nil
                 engine.close()
@@ -351,7 +354,7 @@ final class PlayerControl {
         devices[key] = nil
         parked[key] = nil
         for (id, sound) in sounds where sound.key == key {
-            end(id, .failed(.deviceStalled(device: core.configuration.device, seconds: DeviceDeadlines.stall)))
+            end(id, .failed(.deviceStalled(device: core.configuration.device, seconds: core.configuration.deviceDeadlines.stall)))
         }
         // Its render thread may be stuck in a write that never returns: close it where that
         // cannot hold up this thread; until it has, the device is not tried again.
