@@ -86,8 +86,8 @@ let package = Package(
         // libsoxr (libsoxr-dev), the reference resampler in the tests; nothing that ships links it.
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         // Running processes, temporary folders and the reference decoders (libsndfile, ffmpeg),
-        // and the reference resampler (libsoxr).
-        .target(name: "NotiPlayTestSupport", dependencies: ["CSndFile", "CSoxr"], path: "Tests/NotiPlayTestSupport"),
+        // the reference resampler (libsoxr), and a scripted playback device (a PCMBackend).
+        .target(name: "NotiPlayTestSupport", dependencies: ["CSndFile", "CSoxr", "NotiPlayOutput"], path: "Tests/NotiPlayTestSupport"),
         // NotiPlayCommand: the malformed-input tests also run `noti-play info` on each case.
         .testTarget(name: "NotiPlayDecoderTests", dependencies: ["NotiPlayDecoder", "NotiPlayCommand", "NotiPlayTestSupport"]),
         .testTarget(name: "NotiPlayResamplerTests", dependencies: ["NotiPlayResampler", "NotiPlayTestSupport"]),

@@ -11,7 +11,8 @@ public struct ALSAError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `snd_strerror(code)`, or a sentence of ours where ALSA gave no code.
     public var reason: String
 
-    init(device: String, _ operation: String, code: Int32) {
+    /// `package`: another `PCMBackend` fails as ALSA does, with a negated errno.
+    package init(device: String, _ operation: String, code: Int32) {
         self.device = device
         self.operation = operation
         self.code = code

@@ -34,6 +34,18 @@ public struct NegotiatedFormat: Sendable, Equatable {
     public var bufferFrames: Int
 
     public var bytesPerFrame: Int { channelCount * sampleFormat.bytesPerSample }
+
+    /// For a `PCMBackend` other than ALSA (the tests' scripted devices).
+    package init(
+        device: String, sampleRate: Int, channelCount: Int, sampleFormat: DeviceSampleFormat, periodFrames: Int, bufferFrames: Int
+    ) {
+        self.device = device
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.sampleFormat = sampleFormat
+        self.periodFrames = periodFrames
+        self.bufferFrames = bufferFrames
+    }
 }
 
 /// An open ALSA playback PCM: a thin typed layer over `snd_pcm_*`.
