@@ -1,4 +1,3 @@
-import CALSA
 #if canImport(Glibc)
 import Glibc
 #endif
