@@ -20,7 +20,7 @@ public enum DeviceDeadlines {
 
 /// Tells a device that stopped taking sound from a slow one, by the frames it took
 /// (`PlaybackEngine.framesWritten`), looked at now and then: stalled once that count has not
-/// moved over looks spanning the stall deadline (`DeviceDeadlines.stall`). Looks, not the clock alone: a process that
+/// moved over looks spanning `stallSeconds`. Looks, not the clock alone: a process that
 /// was stopped (SIGSTOP) and continued, or a loaded machine that looked late, counts one look
 /// for the gap, not a stall.
 package struct StallWatch: Sendable {
@@ -33,7 +33,7 @@ package struct StallWatch: Sendable {
     /// - Parameters:
     ///   - lookEvery: seconds between the looks that count.
     ///   - stallSeconds: how long without progress is a stall.
-    package init(lookEvery: Double, stallSeconds: Int = DeviceDeadlines.stall) {
+    package init(lookEvery: Double, stallSeconds: Int) {
         lookInterval = UInt64(lookEvery * 1e9)
         looksNeeded = max(1, Int((Double(stallSeconds) / lookEvery).rounded(.up)))
     }
