@@ -79,7 +79,7 @@ public final class ScriptedDevice: @unchecked Sendable {  // Every var is guarde
             open: { [self] name, request throws(ALSAError) in try open(name, request) },
             close: { handle in
                 let stream = Unmanaged<Stream>.fromOpaque(handle).takeRetainedValue()
-                stream.device.closeStream(stream.index)
+                stream.device.streamClosed()
             },
             render: Self.renderCalls)
     }
@@ -196,7 +196,7 @@ public final class ScriptedDevice: @unchecked Sendable {  // Every var is guarde
         }
     }
 
-    private func closeStream(_ index: Int) {
+    private func streamClosed() {
         condition.withLock {
             tally.closes += 1
             condition.broadcast()
