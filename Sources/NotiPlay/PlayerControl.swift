@@ -212,7 +212,7 @@ final class PlayerControl {
 
     /// Opens the device for `key` on a thread of its own: a device that blocks on open (a FIFO
     /// nobody reads, a hung sound server) holds that thread, not this one; `handleDeadlines`
-    /// gives up on it after `openTimeout`, and the thread closes what it opened too late.
+    /// gives up on it after the open deadline, and the thread closes what it opened too late.
     private func open(_ key: EngineKey, for first: Prepared) {
         guard stuckThreads == 0 else {
             fail(capped((parked.removeValue(forKey: key) ?? []) + [first]), .deviceUnresponsive(device: core.configuration.device))

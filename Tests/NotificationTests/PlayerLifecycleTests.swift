@@ -50,7 +50,9 @@ extension PlayerTests {
                     try player.play(.named("default.caf")) { reports.add($0) }
                     durations.append(clock.now - call)
                 }
-                #expect(durations.sorted()[2] < .milliseconds(1), "play took \(durations)")
+                // Bounds that tell "returned" from "waited for the device" (1 s here) on a loaded
+                // machine; the figures themselves (tens of µs) are measure-library.py's.
+                #expect(durations.sorted()[2] < .milliseconds(50), "play took \(durations)")
                 let timeout = PlaybackResult.failed(.deviceTimeout(device: Self.device, seconds: 1))
                 #expect(reports.results(5) == Array(repeating: timeout, count: 5))
                 let failedAfter = clock.now - started
@@ -60,7 +62,7 @@ extension PlayerTests {
                 let closing = clock.now
                 player.close()
                 let closed = clock.now - closing
-                #expect(closed <= .milliseconds(5), "close took \(closed)")
+                #expect(closed < .milliseconds(50), "close took \(closed)")  // not the 100 ms wait for a device
                 #expect(device.counts.blockedOpens == 1, "the open returned before close did")
                 // The open returns after close: its thread closes the device it got, and tells nobody.
                 device.release()
@@ -81,7 +83,7 @@ extension PlayerTests {
                 let closing = clock.now
                 player.close()
                 let closed = clock.now - closing
-                #expect(closed <= .milliseconds(5), "close took \(closed)")
+                #expect(closed < .milliseconds(50), "close took \(closed)")  // not the 100 ms wait for a device
                 device.release()
                 #expect(device.wait { $0.closes == 1 }, "\(device.counts)")
                 #expect(reports.values.withLock { $0.isEmpty }, "a completion ran after close returned: \(reports.values.withLock { $0 })")
