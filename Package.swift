@@ -43,7 +43,7 @@ let package = Package(
         // libsndfile, loaded on first use (theme sounds, foreign formats): not linked, so neither
         // it nor its seven codec libraries are loaded with noti-play. Its header only.
         .target(name: "CSndFileLoader", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "NotiPlay", dependencies: ["NotiPlayDecoder", "NotiPlayOutput", "CSndFileLoader", "CSystemSupport"]),
+        .target(name: "NotiPlay", dependencies: ["NotiPlayDecoder", "NotiPlayOutput", "NotiPlayResampler", "CSndFileLoader", "CSystemSupport"]),
         // `noti-play listen`: the session bus through sd-bus, loaded on first use from
         // libsystemd.so.0 (so that playing a sound does not load it). Its header only
         // (libsystemd-dev).

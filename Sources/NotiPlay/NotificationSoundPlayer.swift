@@ -21,8 +21,9 @@ import Synchronization
 /// returns, no completion runs (those not yet delivered are dropped, awaiting Tasks resume with
 /// `.cancelled`).
 ///
-/// Each device stays open for `idleTimeout` after its last sound, so the next starts within a
-/// period; decoded sounds are cached by file identity (device, inode, size, modification time).
+/// Every sound is mixed into one stream per device, at the first sound's rate (or the device's
+/// nearest); sounds at other rates are converted in the decode worker. Each device stays open
+/// for `idleTimeout` after its last sound, so the next starts within a period; decoded sounds are cached by file identity (device, inode, size, modification time).
 /// An idle player wakes for nothing.
 public final class NotificationSoundPlayer: Sendable {
     public struct Configuration: Sendable {
@@ -72,19 +73,21 @@ public final class NotificationSoundPlayer: Sendable {
         public var rampMilliseconds: Double
         /// Sounds that may play at once on one stream (see the voice policy).
         public var voiceCapacity: Int
-        /// The fewest channels a stream opens with: 2 lets mono and stereo sounds share one
-        /// stream; 1 opens a mono sound's stream in mono (one sound played by itself).
-        public var minimumChannels: Int
+        /// Channels of the device's stream, onto which every sound is mapped: stereo by default;
+        /// nil opens it with the first sound's channels (a sound played by itself, as it is).
+        /// Its rate is the first sound's, or the device's nearest when it cannot play that one;
+        /// sounds at other rates are converted in the decode worker.
+        public var streamChannels: Int?
 
         public init(periodMicroseconds: Int = 10_000, periodsPerBuffer: Int = 3,
                     formats: [DeviceSampleFormat] = DeviceSampleFormat.allCases, rampMilliseconds: Double = 10,
-                    voiceCapacity: Int = 16, minimumChannels: Int = 2) {
+                    voiceCapacity: Int = 16, streamChannels: Int? = 2) {
             self.periodMicroseconds = periodMicroseconds
             self.periodsPerBuffer = periodsPerBuffer
             self.formats = formats
             self.rampMilliseconds = rampMilliseconds
             self.voiceCapacity = voiceCapacity
-            self.minimumChannels = minimumChannels
+            self.streamChannels = streamChannels
         }
     }
 

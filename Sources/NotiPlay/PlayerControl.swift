@@ -1,6 +1,7 @@
 import CSystemSupport
 import NotiPlayDecoder
 import NotiPlayOutput
+import NotiPlayResampler
 
 /// The player's control thread: the only owner of the open devices, the sounds playing and the
 /// deadlines. Everything that can take time happens here or on threads it starts — the lookup,
@@ -128,8 +129,7 @@ final class PlayerControl {
             core.finish(id, .failed(error), warnings: warnings)
             return
         }
-        let key = EngineKey(rate: Int(prepared.source.sampleRate.rounded()),
-                            channels: max(core.configuration.output.minimumChannels, prepared.source.channelCount))
+        let key = EngineKey(device: core.configuration.device)
         sounds[id] = Sound(key: key, warnings: warnings, file: path)
         switch devices[key] {
         case .open(let engine, _)? where engine.deviceFailure == nil:
@@ -166,12 +166,21 @@ final class PlayerControl {
         return .play(file, volume: isCritical ? volume : volume * gain, loops: loops, isCritical: isCritical)
     }
 
-    /// Plays `prepared` on an open device. A critical sound fades out every other sound of the
-    /// player, on every device (the engine itself fades those that share its stream).
+    /// Plays `prepared` on an open device, converted to its stream's rate. A critical sound
+    /// fades out every other sound of the player, on every device (the engine itself fades those
+    /// that share its stream).
     private func start(_ prepared: Prepared, on engine: PlaybackEngine, _ key: EngineKey) {
         let core = self.core, id = prepared.id
+        let source: any FrameSource
+        do throws(Resampler.SetupError) {
+            source = try ConvertingSource.converting(prepared.source, to: engine.format.sampleRate) ?? prepared.source
+        } catch {
+            end(id, .failed(.playback(.source(error.description))))
+            markIdleIfUnused(key)
+            return
+        }
         do {
-            let voice = try engine.play(prepared.source, volume: prepared.volume, critical: prepared.isCritical,
+            let voice = try engine.play(source, volume: prepared.volume, critical: prepared.isCritical,
                                         paused: sounds[id]?.paused == true) { outcome in
                 core.post(.voiceEnded(id, outcome))  // on the engine's worker: queued, nothing more
             }
@@ -213,6 +222,9 @@ final class PlayerControl {
     /// Opens the device for `key` on a thread of its own: a device that blocks on open (a FIFO
     /// nobody reads, a hung sound server) holds that thread, not this one; `handleDeadlines`
     /// gives up on it after the open deadline, and the thread closes what it opened too late.
+    /// The stream asks for the first sound's rate, so that sound plays unconverted wherever the
+    /// device can; a device that cannot (a `hw:` device's one rate) gives its nearest, and every
+    /// sound is converted to that.
     private func open(_ key: EngineKey, for first: Prepared) {
         guard stuckThreads == 0 else {
             fail(capped((parked.removeValue(forKey: key) ?? []) + [first]), .deviceUnresponsive(device: core.configuration.device))
@@ -224,14 +236,16 @@ final class PlayerControl {
         devices[key] = .opening(attempt: attempt, deadline: monotonicNanoseconds() + UInt64(core.configuration.deviceDeadlines.open) * 1_000_000_000, waiting: waiting)
         let core = self.core, device = core.configuration.device, output = core.configuration.output
         let backend = core.configuration.backend
+        let request = PCMRequest(
+            sampleRate: Int(first.source.sampleRate.rounded()), channelCount: output.streamChannels ?? first.source.channelCount,
+            formats: output.formats, periodMicroseconds: output.periodMicroseconds, periodsPerBuffer: output.periodsPerBuffer,
+            acceptsNearestRate: true)
         let aroundOpen = core.configuration.aroundDeviceOpen
         let started = JoinableThread.detached {
             func openEngine() -> Result<PlaybackEngine, ALSAError> {
                 Result { () throws(ALSAError) in
                     try PlaybackEngine(
-                        backend: backend, device: device,
-                        request: PCMRequest(sampleRate: key.rate, channelCount: key.channels, formats: output.formats,
-                                            periodMicroseconds: output.periodMicroseconds, periodsPerBuffer: output.periodsPerBuffer),
+                        backend: backend, device: device, request: request,
                         voiceCapacity: output.voiceCapacity, rampMilliseconds: output.rampMilliseconds)
                 }
             }

@@ -29,11 +29,10 @@ enum PlayerCommand: Sendable {
     case deviceDrained(StreamFigures)
 }
 
-/// One device stream; sounds of another rate or channel count get their own (until noti-play
-/// mixes every rate into one stream).
+/// One stream per device: every sound the player plays on it is converted to the stream's rate
+/// and mixed there, so a critical sound fades all of them and the voice limit is the device's.
 struct EngineKey: Hashable, Sendable {
-    var rate: Int
-    var channels: Int
+    var device: String
 }
 
 /// The state the caller's threads and noti-play's threads share: the command queue, who is

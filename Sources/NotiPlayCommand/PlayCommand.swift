@@ -158,15 +158,16 @@ struct PlayOptions: ParsableArguments {
         func exitInterrupted() -> ExitCode { ExitCode(128 + (watcher.stop() ?? SIGTERM)) }
 
         // The library's player plays it, as for a daemon: the lookup, the user's policy, the
-        // device's deadlines and the stall watch are the same code. One sound, so one voice,
-        // a mono stream for a mono sound, nothing cached, and periods for a command (see --period-ms).
+        // device's deadlines and the stall watch are the same code. One sound, so one voice, a
+        // stream in the sound's own rate and channels (bit-exact), nothing cached, and periods
+        // for a command (see --period-ms).
         let (policy, warnings) = SoundPolicy.load()
         warnings.forEach { Output.standardError("noti-play: warning: " + $0) }
         var configuration = NotificationSoundPlayer.Configuration(
             appFolders: soundsDirs, appID: appID, device: device, policy: policy, cacheLimit: 0,
             output: .init(periodMicroseconds: Int(periodMs * 1000), periodsPerBuffer: periods,
                           formats: sampleFormat.map { [$0] } ?? DeviceSampleFormat.allCases,
-                          rampMilliseconds: rampMs, voiceCapacity: 1, minimumChannels: 1))
+                          rampMilliseconds: rampMs, voiceCapacity: 1, streamChannels: nil))
         // A device's libraries (libjack) may print to stderr: only our one line is shown.
         if !verbose { configuration.aroundDeviceOpen = { open in Output.quietingLibraries(open) } }
         let player = NotificationSoundPlayer(configuration: configuration)

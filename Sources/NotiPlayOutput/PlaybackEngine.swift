@@ -35,7 +35,7 @@ public enum PlaybackError: Error, Sendable, Equatable, CustomStringConvertible {
     case device(ALSAError)
     /// The sound's frames could not be read (a decoding error, in one line).
     case source(String)
-    /// The engine's stream runs at one rate; noti-play does not resample yet.
+    /// The engine's stream runs at one rate; the player converts sounds to it before they play.
     case rateMismatch(sound: Double, device: Int)
     case volumeOutOfRange(Float)
     /// Every voice is taken by a sound that outranks this one (see `PlaybackEngine`'s voice policy).
@@ -52,7 +52,7 @@ public enum PlaybackError: Error, Sendable, Equatable, CustomStringConvertible {
         case .device(let error): error.description
         case .source(let message): message
         case .rateMismatch(let sound, let device):
-            "the sound's rate \(sound) Hz differs from the stream's \(device) Hz, and noti-play does not resample yet"
+            "the sound's rate \(sound) Hz differs from the stream's \(device) Hz (the engine plays sounds at its stream's rate: convert them first)"
         case .volumeOutOfRange(let volume): "volume \(volume) is outside 0.0 to 1.0"
         case .tooManyVoices(let count): "all \(count) voices are playing sounds that outrank this one"
         case .everySlotFading: "every voice is fading out to make room; try again in a moment"

@@ -50,6 +50,10 @@ public final class ScriptedDevice: @unchecked Sendable {  // Every var is guarde
     /// Takes frames no faster than a device playing them at the stream's rate (false: as fast
     /// as they come, a device without a clock).
     public let paced: Bool
+    /// Like a `hw:` device: the one rate it plays whatever it is asked (nil: the rate asked for),
+    /// and, when exclusive, one open stream at a time (a second open fails with -EBUSY).
+    public let rate: Int?
+    public let exclusive: Bool
     private let condition = Condition()
     private var openingScript: Opening
     private var writingScript: Writing
@@ -67,10 +71,12 @@ public final class ScriptedDevice: @unchecked Sendable {  // Every var is guarde
         var framesSinceStart = 0
     }
 
-    public init(opening: Opening = .opens, writing: Writing = .takes, paced: Bool = false) {
+    public init(opening: Opening = .opens, writing: Writing = .takes, paced: Bool = false, rate: Int? = nil, exclusive: Bool = false) {
         openingScript = opening
         writingScript = writing
         self.paced = paced
+        self.rate = rate
+        self.exclusive = exclusive
     }
 
     /// The seam for `PlaybackEngine(backend:…)` and the player's configuration.
@@ -181,12 +187,17 @@ public final class ScriptedDevice: @unchecked Sendable {  // Every var is guarde
             let script = openingScript
             if case .blocks = script { waitForRelease(\.blockedOpens) }
             if case .fails(let code) = script { throw ALSAError(device: name, "cannot open", code: code) }
+            if exclusive && tally.opens > tally.closes { throw ALSAError(device: name, "cannot open", code: -EBUSY) }
+            let rate = self.rate ?? request.sampleRate
+            if rate != request.sampleRate && !request.acceptsNearestRate {
+                throw ALSAError(device: name, "cannot play \(request.sampleRate) Hz", code: -EINVAL)
+            }
             // Rounds the period up to a power of two, as hardware does: what the engine uses is
             // what the device chose, not what it asked for.
             var period = 16
-            while period < request.sampleRate * request.periodMicroseconds / 1_000_000 { period *= 2 }
+            while period < rate * request.periodMicroseconds / 1_000_000 { period *= 2 }
             let format = NegotiatedFormat(
-                device: name, sampleRate: request.sampleRate, channelCount: request.channelCount,
+                device: name, sampleRate: rate, channelCount: request.channelCount,
                 sampleFormat: request.formats.first ?? .float32, periodFrames: period,
                 bufferFrames: period * max(2, request.periodsPerBuffer))
             streams.append(StreamRecord(format: format))

@@ -11,16 +11,20 @@ public struct PCMRequest: Sendable {
     public var periodMicroseconds: Int
     /// Periods in the device buffer: more survive scheduling hiccups, fewer stop sooner.
     public var periodsPerBuffer: Int
+    /// Whether a device that cannot play `sampleRate` may open at its nearest rate (a `hw:` device
+    /// at its one rate): the caller then converts every sound to the rate agreed.
+    public var acceptsNearestRate: Bool
 
     public init(
         sampleRate: Int, channelCount: Int, formats: [DeviceSampleFormat] = DeviceSampleFormat.allCases,
-        periodMicroseconds: Int = 10_000, periodsPerBuffer: Int = 3
+        periodMicroseconds: Int = 10_000, periodsPerBuffer: Int = 3, acceptsNearestRate: Bool = false
     ) {
         self.sampleRate = sampleRate
         self.channelCount = channelCount
         self.formats = formats
         self.periodMicroseconds = periodMicroseconds
         self.periodsPerBuffer = periodsPerBuffer
+        self.acceptsNearestRate = acceptsNearestRate
     }
 }
 
@@ -116,13 +120,13 @@ final class PCMDevice {
         var direction: Int32 = 0
         try check(snd_pcm_hw_params_set_rate_near(handle, hw, &rate, &direction), device: name,
                   "cannot play \(request.sampleRate) Hz")
-        guard Int(rate) == request.sampleRate else {
-            // The mixer does not resample: playing at another rate would change pitch and speed.
+        guard Int(rate) == request.sampleRate || request.acceptsNearestRate else {
+            // The engine does not resample: playing at another rate would change pitch and speed.
             throw ALSAError(device: name, "cannot play \(request.sampleRate) Hz",
                             reason: "its nearest rate is \(rate) Hz (a 'plughw:' device, or a sound server, converts rates)")
         }
 
-        var period = snd_pcm_uframes_t(max(16, request.sampleRate * request.periodMicroseconds / 1_000_000))
+        var period = snd_pcm_uframes_t(max(16, Int(rate) * request.periodMicroseconds / 1_000_000))
         try check(snd_pcm_hw_params_set_period_size_near(handle, hw, &period, &direction), device: name,
                   "cannot set a period of \(period) frames")
         var buffer = period * snd_pcm_uframes_t(max(2, request.periodsPerBuffer))

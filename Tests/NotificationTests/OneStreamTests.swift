@@ -1,0 +1,130 @@
+import NotiPlay
+import NotiPlayDecoder
+import NotiPlayOutput
+import NotiPlayTestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension PlayerTests {
+    /// One stream per device: sounds at 44.1, 48 and 8 kHz played together go to one stream at
+    /// one rate, converted in the decode worker, as a device that allows one open needs. On
+    /// scripted devices (`PCMBackend`), which record exactly what the engine wrote; nested in
+    /// `PlayerTests` to be serialized with its idle test.
+    @Suite struct OneStream {
+        let folder = TemporaryDirectory("one-stream")
+
+        /// A stereo tone as 32-bit float WAV (exact samples), faded in and out over 50 ms: a
+        /// smooth start has no wideband click, so the whole sound can be compared with libsoxr.
+        func tone(_ name: String, rate: Int, frequency: Int, seconds: Double) throws -> String {
+            let path = folder.file(name)
+            let fade = "afade=t=in:d=0.05,afade=t=out:st=\(seconds - 0.05):d=0.05"
+            try TestTools.runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=\(frequency):d=\(seconds):r=\(rate)",
+                                                "-af", fade, "-ac", "2", "-c:a", "pcm_f32le", "-y", path])
+            return path
+        }
+
+        func player(_ device: ScriptedDevice) -> NotificationSoundPlayer {
+            var configuration = NotificationSoundPlayer.Configuration(appFolders: [folder.path], device: "scripted", policy: SoundPolicy())
+            configuration.backend = device.backend
+            return NotificationSoundPlayer(configuration: configuration)
+        }
+
+        /// `sound` at `volume`, placed at `offset` frames into a stereo buffer of `frames` frames, added to `mix`.
+        func add(_ sound: [Float], volume: Float, at offset: Int, into mix: inout [Float]) {
+            for (index, sample) in sound.enumerated() where 2 * offset + index < mix.count { mix[2 * offset + index] += sample * volume }
+        }
+
+        /// RMS of a − b, in dB relative to full scale.
+        func differenceDB(_ a: [Float], _ b: [Float]) -> Double {
+            let n = min(a.count, b.count)
+            let sum = (0..<n).reduce(0.0) { $0 + Double(a[$1] - b[$1]) * Double(a[$1] - b[$1]) }
+            return 10 * log10(sum / Double(max(1, n)))
+        }
+
+        /// The three start in the same period: the first one's first period waits inside the
+        /// device's write while the other two are started, so the stream is exactly the first at
+        /// its own rate (unconverted) plus the others, converted, one period later.
+        @Test func soundsAtThreeRatesShareOneStreamAndMixAsLibsoxrWouldConvertThem() throws {
+            let a = try tone("a44.wav", rate: 44100, frequency: 440, seconds: 0.5)
+            let b = try tone("b48.wav", rate: 48000, frequency: 660, seconds: 0.5)
+            let c = try tone("c8.wav", rate: 8000, frequency: 1000, seconds: 0.5)
+            // Paced by a clock, as a sound card is: a device without one takes periods as fast as
+            // they are mixed, and a voice whose decoder falls behind would slip against the others.
+            let device = ScriptedDevice(writing: .stallsAfter(frames: 0), paced: true)
+            let player = player(device)
+            defer {
+                player.close()
+                device.release()
+            }
+            let reports = Reports()
+            try player.play(.named("a44.wav"), gain: 0.5) { reports.add($0) }
+            #expect(device.wait { $0.blockedWrites == 1 }, "\(device.counts)")
+            try player.play(.named("b48.wav"), gain: 0.3) { reports.add($0) }
+            try player.play(.named("c8.wav"), gain: 0.2) { reports.add($0) }
+            // Requests are handled in order: once this one is answered, the two before it play.
+            try player.play(.named("a44.wav"), suppressSound: true) { reports.add($0) }
+            let silenced = PlaybackResult.silenced("the notification asks for no sound (suppress-sound)")
+            #expect(reports.wait(1).map(\.result) == [silenced])
+            device.release()
+            #expect(reports.wait(3).map(\.result) == [silenced, .finished, .finished, .finished])
+            #expect(device.counts.opens == 1)
+
+            let format = try #require(device.format(ofStream: 0))
+            #expect(format.sampleRate == 44100 && format.channelCount == 2)
+            let period = format.periodFrames
+            let captured = device.samples(ofStream: 0)
+            var expected = [Float](repeating: 0, count: captured.count)
+            add(try SoundDecoder(path: a).readAll(), volume: 0.5, at: 0, into: &expected)
+            add(Soxr.resample(try SoundDecoder(path: b).readAll(), channels: 2, from: 48000, to: 44100), volume: 0.3, at: period, into: &expected)
+            add(Soxr.resample(try SoundDecoder(path: c).readAll(), channels: 2, from: 8000, to: 44100), volume: 0.2, at: period, into: &expected)
+            // 0.5 s at 44.1 kHz after one period: both converted sounds end there.
+            #expect(captured.count >= 2 * (period + 22050), "\(captured.count) samples")
+            let difference = differenceDB(captured, expected)
+            #expect(difference < -100, "the mix differs from libsoxr's conversions by \(difference) dB")
+        }
+
+        /// A critical sound fades every other sound of the device, whatever its rate.
+        @Test func aCriticalSoundPreemptsSoundsOfEveryRate() throws {
+            for (name, rate) in [("p44.wav", 44100), ("p48.wav", 48000), ("p8.wav", 8000)] {
+                _ = try tone(name, rate: rate, frequency: 500, seconds: 3)
+            }
+            _ = try tone("alarm.wav", rate: 48000, frequency: 880, seconds: 0.2)
+            let device = ScriptedDevice(paced: true)
+            let player = player(device)
+            defer {
+                player.close()
+                device.release()
+            }
+            let reports = Reports()
+            for name in ["p44.wav", "p48.wav", "p8.wav"] { try player.play(.named(name)) { reports.add($0) } }
+            try player.play(.criticalSoundNamed("alarm.wav", withAudioVolume: 0.8)) { reports.add($0) }
+            let results = reports.wait(4).map(\.result)
+            #expect(results.filter { $0 == .preempted }.count == 3 && results.last == .finished, "\(results)")
+            #expect(device.counts.opens == 1)
+        }
+
+        /// Like a `hw:` device: one rate (48 kHz) and one open at a time. Three overlapping
+        /// sounds at 44.1, 48 and 8 kHz all play, on the one stream it allows, at its rate.
+        @Test func aDeviceWithOneRateAndOneOpenPlaysThreeRates() throws {
+            for (name, rate) in [("h44.wav", 44100), ("h48.wav", 48000), ("h8.wav", 8000)] {
+                _ = try tone(name, rate: rate, frequency: 500, seconds: 0.3)
+            }
+            let device = ScriptedDevice(paced: true, rate: 48000, exclusive: true)
+            let player = player(device)
+            defer {
+                player.close()
+                device.release()
+            }
+            let reports = Reports()
+            for name in ["h44.wav", "h48.wav", "h8.wav"] { try player.play(.named(name)) { reports.add($0) } }
+            #expect(reports.wait(3).map(\.result) == [.finished, .finished, .finished])
+            #expect(device.counts.openAttempts == 1 && device.counts.opens == 1)
+            #expect(device.format(ofStream: 0)?.sampleRate == 48000)
+            // The 44.1 kHz sound, first, opened the stream and was converted to 48 kHz: 0.3 s
+            // at 48 kHz and more (the others overlap it).
+            #expect(device.samples(ofStream: 0).count >= 2 * 14400)
+        }
+    }
+}
