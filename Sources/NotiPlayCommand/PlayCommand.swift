@@ -157,20 +157,7 @@ struct PlayOptions: ParsableArguments {
         func interrupted() -> Bool { watcher.receivedAt.load(ordering: .relaxed) != 0 }
         func exitInterrupted() -> ExitCode { ExitCode(128 + (watcher.stop() ?? SIGTERM)) }
 
-        // The library's player plays it, as for a daemon: the lookup, the user's policy, the
-        // device's deadlines and the stall watch are the same code. One sound, so one voice, a
-        // stream in the sound's own rate and channels (bit-exact), nothing cached, and periods
-        // for a command (see --period-ms).
-        let (policy, warnings) = SoundPolicy.load()
-        warnings.forEach { Output.standardError("noti-play: warning: " + $0) }
-        var configuration = NotificationSoundPlayer.Configuration(
-            appFolders: soundsDirs, appID: appID, device: device, policy: policy, cacheLimit: 0,
-            output: .init(periodMicroseconds: Int(periodMs * 1000), periodsPerBuffer: periods,
-                          formats: sampleFormat.map { [$0] } ?? DeviceSampleFormat.allCases,
-                          rampMilliseconds: rampMs, voiceCapacity: 1, streamChannels: nil))
-        // A device's libraries (libjack) may print to stderr: only our one line is shown.
-        if !verbose { configuration.aroundDeviceOpen = { open in Output.quietingLibraries(open) } }
-        let player = NotificationSoundPlayer(configuration: configuration)
+        let player = makePlayer()
         let sound = notificationSound(file: file)
         let ended = Mutex<PlaybackReport?>(nil)
         let id: PlaybackID
@@ -201,31 +188,10 @@ struct PlayOptions: ParsableArguments {
             break
         }
 
-        // Returns once the tail has been heard; a device that stops taking sound would keep it.
-        // A signal during the drain shortens the wait to the buffer and a second (what the
-        // signal wait allows), not the stall rule's 5 s.
-        let drained = Mutex<[StreamFigures]?>(nil)
-        player.drain { figures in
-            drained.withLock { $0 = figures }
-            wake.post()
-        }
-        let bufferSeconds = report.stream.map { Double($0.format.bufferFrames) / Double($0.format.sampleRate) } ?? 0
-        let drainStarted = monotonicNanoseconds()
-        while drained.withLock({ $0 == nil }) {
-            let signalledAt = watcher.receivedAt.load(ordering: .relaxed)
-            let (since, limit) = signalledAt != 0
-                ? (signalledAt, bufferSeconds + 1) : (drainStarted, bufferSeconds + Double(DeviceDeadlines.stall))
-            let left = limit - Double(monotonicNanoseconds() &- since) / 1e9
-            if left <= 0 {
-                if interrupted() { throw exitInterrupted() }
-                Output.standardError("noti-play: audio device '\(device)': stopped taking sound (its last \((bufferSeconds * 1000).fixed(0)) ms never played)")
-                throw ExitCode.failure
-            }
-            _ = wake.wait(seconds: left)
-        }
+        let stream = try waitForDrain(player, playedOn: report.stream, wake: wake, watcher: watcher,
+                                      interrupted: interrupted, exitInterrupted: exitInterrupted)
         let finished = monotonicNanoseconds()
         let interruption = watcher.stop()
-        let stream = drained.withLock { $0 }?.first ?? report.stream
 
         if verbose, let stream {
             Self.report(stream, launched: launched, finished: finished, signalled: watcher.receivedAt.load(ordering: .relaxed))
@@ -242,6 +208,23 @@ struct PlayOptions: ParsableArguments {
         default:
             throw ExitCode(128 + (interruption ?? SIGTERM))
         }
+    }
+
+    /// The library's player, as a daemon has it: the lookup, the user's policy, the device's
+    /// deadlines and the stall watch are the same code. One sound, so one voice, a stream in the
+    /// sound's own rate and channels (bit-exact), nothing cached, and periods for a command
+    /// (see --period-ms). The configuration's warnings are printed here, before anything plays.
+    private func makePlayer() -> NotificationSoundPlayer {
+        let (policy, warnings) = SoundPolicy.load()
+        warnings.forEach { Output.standardError("noti-play: warning: " + $0) }
+        var configuration = NotificationSoundPlayer.Configuration(
+            appFolders: soundsDirs, appID: appID, device: device, policy: policy, cacheLimit: 0,
+            output: .init(periodMicroseconds: Int(periodMs * 1000), periodsPerBuffer: periods,
+                          formats: sampleFormat.map { [$0] } ?? DeviceSampleFormat.allCases,
+                          rampMilliseconds: rampMs, voiceCapacity: 1, streamChannels: nil))
+        // A device's libraries (libjack) may print to stderr: only our one line is shown.
+        if !verbose { configuration.aroundDeviceOpen = { open in Output.quietingLibraries(open) } }
+        return NotificationSoundPlayer(configuration: configuration)
     }
 
     /// Waits for the sound's report. The player ends every sound: a device that does not open
@@ -261,6 +244,35 @@ struct PlayOptions: ParsableArguments {
                 if Double(signalledLooks) * look >= 1 && ended.withLock({ $0 == nil }) { throw exitInterrupted() }
             }
         }
+    }
+
+    /// Lets the player drain: returns once the tail has been heard, with the stream's final
+    /// figures. A device that stops taking sound would keep it: the wait is the buffer and the
+    /// stall rule's 5 s, or after a signal the buffer and a second (what the signal wait allows).
+    private func waitForDrain(
+        _ player: NotificationSoundPlayer, playedOn played: StreamFigures?, wake: SignalWatcher.Event, watcher: SignalWatcher,
+        interrupted: () -> Bool, exitInterrupted: () -> ExitCode
+    ) throws -> StreamFigures? {
+        let drained = Mutex<[StreamFigures]?>(nil)
+        player.drain { figures in
+            drained.withLock { $0 = figures }
+            wake.post()
+        }
+        let bufferSeconds = played.map { Double($0.format.bufferFrames) / Double($0.format.sampleRate) } ?? 0
+        let drainStarted = monotonicNanoseconds()
+        while drained.withLock({ $0 == nil }) {
+            let signalledAt = watcher.receivedAt.load(ordering: .relaxed)
+            let (since, limit) = signalledAt != 0
+                ? (signalledAt, bufferSeconds + 1) : (drainStarted, bufferSeconds + Double(DeviceDeadlines.stall))
+            let left = limit - Double(monotonicNanoseconds() &- since) / 1e9
+            if left <= 0 {
+                if interrupted() { throw exitInterrupted() }
+                Output.standardError("noti-play: audio device '\(device)': stopped taking sound (its last \((bufferSeconds * 1000).fixed(0)) ms never played)")
+                throw ExitCode.failure
+            }
+            _ = wake.wait(seconds: left)
+        }
+        return drained.withLock { $0 }?.first ?? played
     }
 
     /// The one line for a sound that could not play. A device that would not open gets a hint;
