@@ -1,3 +1,4 @@
+import Foundation
 import NotiPlay
 import NotiPlayDecoder
 import NotiPlayOutput
@@ -83,6 +84,34 @@ extension PlayerTests {
             #expect(captured.count >= 2 * (period + 22050), "\(captured.count) samples")
             let difference = differenceDB(captured, expected)
             #expect(difference < -100, "the mix differs from libsoxr's conversions by \(difference) dB")
+        }
+
+        /// Through ALSA's file plugin (the tap): three sounds at 44.1, 48 and 8 kHz, each a
+        /// constant level of its own, played together. A second stream on the tap would truncate
+        /// its file; the one stream holds all three, converted: its sum is each level × its
+        /// frames at the stream's rate (a resampler passes a constant at unity gain), whatever
+        /// the moment each started.
+        @Test func theTapTakesOneStreamHoldingSoundsOfThreeRates() throws {
+            let sounds = [("l44.wav", 44100, 0.125), ("l48.wav", 48000, 0.25), ("l8.wav", 8000, 0.0625)]
+            for (name, rate, level) in sounds {
+                try TestTools.runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "aevalsrc=\(level)|\(level):d=0.3:s=\(rate)",
+                                                    "-c:a", "pcm_f32le", "-y", folder.file(name)])
+            }
+            let capture = folder.file("tap.raw")
+            let player = NotificationSoundPlayer(configuration: .init(
+                appFolders: [folder.path], device: "file:FILE=\(capture),FORMAT=raw", policy: SoundPolicy()))
+            defer { player.close() }
+            let reports = Reports()
+            for (name, _, _) in sounds { try player.play(.named(name)) { reports.add($0) } }
+            #expect(reports.wait(3).map(\.result) == [.finished, .finished, .finished])
+            #expect(Set(reports.values.withLock { $0.compactMap { $0.stream?.format.sampleRate } }) == [44100])
+            player.close()
+            let captured = try Data(contentsOf: URL(fileURLWithPath: capture)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+            let left = stride(from: 0, to: captured.count, by: 2).reduce(0.0) { $0 + Double(captured[$1]) }
+            let expected = sounds.reduce(0.0) { sum, sound in
+                sum + sound.2 * (0.3 * Double(sound.1)).rounded() * 44100 / Double(sound.1)
+            }
+            #expect(abs(left - expected) < expected * 1e-3, "the tap's left channel sums to \(left), expected \(expected)")
         }
 
         /// A critical sound fades every other sound of the device, whatever its rate.
