@@ -93,6 +93,19 @@ func differenceDB(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>) -> Double {
 @Suite struct ResamplerTests {
     /// Chunks of any size (1 frame, primes, larger than the internal block) give the same samples
     /// as one call, bit for bit, and the same length.
+    /// Conversions of the same rates share one filter table (designed once per process), whatever
+    /// their channels; another quality is another table. The two-stage upsampler shares both.
+    @Test func conversionsOfTheSameRatesShareOneFilterDesign() throws {
+        let stereo = try #require(try Resampler.conversion(from: 44100, to: 48000, channelCount: 2))
+        let mono = try #require(try Resampler.conversion(from: 44100, to: 48000, channelCount: 1))
+        let low = try #require(try Resampler.conversion(from: 44100, to: 48000, channelCount: 2, quality: .low))
+        #expect(stereo.design === mono.design && stereo.coefficients == mono.coefficients)
+        #expect(stereo.design !== low.design)
+        let first = try #require(try Resampler.conversion(from: 8000, to: 48000, channelCount: 2))
+        let second = try #require(try Resampler.conversion(from: 8000, to: 48000, channelCount: 2))
+        #expect(first.design === second.design && first.next?.design === second.next?.design)
+    }
+
     @Test(arguments: conversions)
     func chunkedEqualsWhole(from: Int, to: Int) throws {
         for channels in [1, 2, 3] {

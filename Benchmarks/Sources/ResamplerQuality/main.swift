@@ -154,8 +154,9 @@ for (from, to) in measuredConversions {
     }
 }
 
-// Setup: what creating one resampler costs (filter design, tables), median of 9, in µs. Not a
-// speed benchmark (those are in ResamplerBenchmarks); it tells a player whether to share filters.
+// Setup: what creating one resampler costs, median of 9, in µs. Not a speed benchmark (those are
+// in ResamplerBenchmarks). noti-play's filter table is designed once per rate pair and shared,
+// and the quality rows above made it already: its figure is a resampler's own setup after that.
 print("\nSetup (create one stereo resampler), median of 9\n")
 print("| resampler | " + measuredConversions.map { "\(Double($0.from) / 1000) → \(Double($0.to) / 1000) kHz" }.joined(separator: " | ") + " |")
 print("|---|" + String(repeating: "---:|", count: measuredConversions.count))
