@@ -143,7 +143,9 @@ struct ChannelLayoutTests {
         (1, 0xFFFF_FFFF, [L]),
     ] as [(UInt16, UInt32, [Speaker])])
     func maskBits(channels: UInt16, mask: UInt32, speakers: [Speaker]) throws {
-        #expect(try decode(Self.wav(channels: channels, mask: mask)).description.channelLayout == ChannelLayout(speakers: speakers))
+        let (description, samples) = try decode(Self.wav(channels: channels, mask: mask))
+        #expect(description.channelLayout == ChannelLayout(speakers: speakers))
+        #expect(samples == full16((0..<Int(channels)).map { $0 * 100 }))
     }
 
     @Test func maskZeroNamesNoSpeakers() throws {
