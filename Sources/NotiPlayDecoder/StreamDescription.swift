@@ -104,6 +104,9 @@ public struct StreamDescription: Sendable, Hashable {
     public var sampleRate: Double
     /// Interleaved channels per frame (1 through ``StreamDescription/maximumChannelCount``).
     public var channelCount: Int
+    /// The speaker of each channel, where the file says (a WAVE_FORMAT_EXTENSIBLE channel mask, a
+    /// CAF `chan` chunk); nil where it does not, or says it for another number of channels.
+    public var channelLayout: ChannelLayout? = nil
     /// The true number of frames: padding of the last packet and priming frames excluded.
     public var frameCount: Int
     /// Bytes of one packet: a frame for PCM and G.711, a block for IMA ADPCM, all channels' 34-byte

@@ -2,7 +2,8 @@
 ///
 /// `desc` (exactly 32 bytes) describes the stream; `data` starts with a 4-byte edit count and may
 /// have size -1, meaning "to the end of the file"; `pakt` gives the valid, priming and remainder
-/// frames of packetized data such as `ima4`. `chan`, `kuki`, `free`, `info`, `strg` are skipped.
+/// frames of packetized data such as `ima4`; `chan` the channels' speakers (``CAFChannelLayout``).
+/// `kuki`, `free`, `info`, `strg` are skipped.
 enum CAF {
     enum FormatFlags {
         static let isFloat: UInt32 = 1 << 0
@@ -25,6 +26,8 @@ enum CAF {
 
         var descBody: [UInt8]?
         var packetTable: PacketTable?
+        var channelLayoutBody: [UInt8]?
+        var channelLayoutChunks = 0
         var data: (offset: Int, size: Int)?
         var truncated = false
         var walker = ChunkWalker(source, firstChunkAt: 8, sizeField: .int64, padsOddSizes: false)
@@ -57,6 +60,11 @@ enum CAF {
                     walker.stop()  // to the end of the file, or cut by it: what is there is the data
                     continue
                 }
+            case FourCC("chan"):
+                channelLayoutChunks += 1
+                let usefulSize = min(size, UInt64(CAFChannelLayout.maximumUsefulSize))
+                channelLayoutBody = try source.bytes(at: chunk.bodyOffset, count: Int(usefulSize))
+                fallthrough  // and is walked past as any other chunk
             default:
                 // A damaged chunk after the audio need not cost the sound: stop walking there.
                 if size == .max || size > UInt64(source.byteCount - chunk.bodyOffset), descBody != nil, data != nil {
@@ -70,6 +78,10 @@ enum CAF {
         guard let data else { throw walker.missing("'data'", in: "CAF") }
         var description = try describe(descBody, packetTable: packetTable, data: data)
         description.isTruncated = description.isTruncated || truncated
+        // Two `chan` chunks may disagree: neither is believed (lenient, as for one broken `chan`).
+        if channelLayoutChunks == 1, let channelLayoutBody {
+            description.channelLayout = CAFChannelLayout.layout(channelLayoutBody, channelCount: description.channelCount)
+        }
         return description
     }
 

@@ -20,6 +20,8 @@ enum WAV {
         var sampleRate: Double
         var blockAlign: Int
         var bitsPerSample: Int
+        /// WAVE_FORMAT_EXTENSIBLE's dwChannelMask (SPEAKER_* bits); nil in the other formats.
+        var channelMask: UInt32? = nil
     }
 
     static func parse(_ source: any ByteSource) throws(DecodingError) -> StreamDescription {
@@ -105,6 +107,7 @@ enum WAV {
         _ = try r.uint32(bigEndian: bigEndian)  // average bytes per second: not needed to decode
         let blockAlign = try r.uint16(bigEndian: bigEndian)
         var bits = try r.uint16(bigEndian: bigEndian)
+        var channelMask: UInt32?
         if tag == FormatTag.extensible {
             guard r.remaining >= 2 else { throw .malformed("WAVE_FORMAT_EXTENSIBLE 'fmt ' chunk has no extension") }
             let extensionSize = Int(try r.uint16(bigEndian: bigEndian))
@@ -112,14 +115,14 @@ enum WAV {
                 throw .malformed("WAVE_FORMAT_EXTENSIBLE extension of \(extensionSize) bytes does not fit its 'fmt ' chunk")
             }
             let validBits = try r.uint16(bigEndian: bigEndian)
-            _ = try r.uint32(bigEndian: bigEndian)  // channel mask
+            channelMask = try r.uint32(bigEndian: bigEndian)
             // The sub-format GUID's first two bytes are the real format tag.
             tag = try r.uint16(bigEndian: bigEndian)
             if bits == 0 { bits = validBits }
         }
         return Format(
             tag: tag, channelCount: Int(channels), sampleRate: Double(rate),
-            blockAlign: Int(blockAlign), bitsPerSample: Int(bits))
+            blockAlign: Int(blockAlign), bitsPerSample: Int(bits), channelMask: channelMask)
     }
 
     static func encoding(of format: Format, bigEndian: Bool) throws(DecodingError) -> Encoding {
@@ -176,6 +179,7 @@ enum WAV {
             container: container, encoding: encoding, sampleRate: rate, channelCount: channels,
             frameCount: blockFrames, bytesPerPacket: layout.bytesPerPacket, framesPerPacket: layout.framesPerPacket,
             dataOffset: data.offset, dataByteCount: data.size)
+        description.channelLayout = format.channelMask.flatMap { ChannelLayout(speakerMask: $0, channelCount: channels) }
         // A `fact` of 0 is a streamed writer's placeholder: it says nothing.
         if encoding == .imaADPCM, let factFrames, factFrames > 0 {
             switch imaLength(fact: factFrames, blockFrames: blockFrames, framesPerBlock: layout.framesPerPacket) {

@@ -79,10 +79,11 @@ struct WAVBuilder {
     }
 
     /// WAVE_FORMAT_EXTENSIBLE: the real tag is the first two bytes of the sub-format GUID
-    /// (xxxx0000-0000-0010-8000-00AA00389B71). `cbSize` may be made to lie.
+    /// (xxxx0000-0000-0010-8000-00AA00389B71). `cbSize` may be made to lie. The channel mask
+    /// defaults to front centre for mono, front left + right otherwise.
     func extensibleFmt(
         subFormat: UInt16, channels: UInt16 = 1, rate: UInt32 = 8000, bits: UInt16, validBits: UInt16? = nil,
-        blockAlign: UInt16? = nil, cbSize: UInt16 = 22
+        blockAlign: UInt16? = nil, cbSize: UInt16 = 22, channelMask: UInt32? = nil
     ) -> Self {
         let align = blockAlign ?? channels * max(bits / 8, 1)
         let body = ByteWriter.make(order) { w in
@@ -94,7 +95,7 @@ struct WAVBuilder {
             w.u16(bits)
             w.u16(cbSize)
             w.u16(validBits ?? bits)
-            w.u32(channels == 1 ? 0x4 : 0x3)  // channel mask: front centre, or front left + right
+            w.u32(channelMask ?? (channels == 1 ? 0x4 : 0x3))
             w.u16(subFormat)
             w.raw([0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71])
         }
@@ -236,6 +237,31 @@ struct CAFBuilder {
             w.i32(priming)
             w.i32(remainder)
         })
+    }
+
+    /// `chan`: layout tag, channel bitmap, then the channel descriptions (label, flags, three
+    /// Float32 coordinates each). `descriptionCount` may be made to lie.
+    func chan(
+        tag: UInt32, bitmap: UInt32 = 0, labels: [UInt32] = [], descriptionCount: UInt32? = nil,
+        coordinates: Float = 0, claimedSize: Int64? = nil
+    ) -> Self {
+        let body = Self.chanBody(tag: tag, bitmap: bitmap, labels: labels, descriptionCount: descriptionCount, coordinates: coordinates)
+        return chunk("chan", body, claimedSize: claimedSize)
+    }
+
+    static func chanBody(
+        tag: UInt32, bitmap: UInt32 = 0, labels: [UInt32] = [], descriptionCount: UInt32? = nil, coordinates: Float = 0
+    ) -> [UInt8] {
+        ByteWriter.make(.big) { w in
+            w.u32(tag)
+            w.u32(bitmap)
+            w.u32(descriptionCount ?? UInt32(labels.count))
+            for label in labels {
+                w.u32(label)
+                w.u32(0)  // flags
+                for _ in 0..<3 { w.f32(coordinates) }
+            }
+        }
     }
 
     /// `data`: a 4-byte edit count, then the audio. `claimedSize` -1 means "to the end of the file".
