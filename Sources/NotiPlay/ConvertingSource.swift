@@ -1,57 +1,71 @@
+import NotiPlayDecoder
 import NotiPlayOutput
 import NotiPlayResampler
 
-/// A sound converted to its stream's rate as it is read: the engine's decode worker calls
+/// A sound converted to its stream as it is read: its channels onto the stream's speakers by
+/// their layout (``ChannelMatrix``), then to the stream's rate. The engine's decode worker calls
 /// `read`, so the conversion runs there, never on the render thread. One stream per device means
-/// every sound that is not at the device's rate passes through one of these.
+/// every sound that is not at the device's rate, or whose layout the mixer's positional mapping
+/// would get wrong (5.1 on stereo), passes through one of these.
 ///
-/// It reads the source a block at a time, converts the block, and hands out what came of it;
-/// at the source's end it flushes the filter, so the sound ends with its last frame
+/// It reads the source a block at a time, maps and converts the block, and hands out what came
+/// of it; at the source's end it flushes the filter, so the sound ends with its last frame
 /// (round(N × out / in) frames in all). A looping source never ends: the filter runs across the
-/// seam as across any other frames.
+/// seam as across any other frames. The channels are mapped first: fewer to resample.
 final class ConvertingSource: FrameSource {
     private let source: any FrameSource
-    private let resampler: Resampler
+    private let matrix: ChannelMatrix?
+    private let resampler: Resampler?
     /// Input frames read from the source per block.
     private static let blockFrames = 1024
     private let input: UnsafeMutableBufferPointer<Float>
+    /// The block on the stream's speakers, when there is a matrix.
+    private let mapped: UnsafeMutableBufferPointer<Float>?
+    /// The resampler's output, when there is one.
     private let output: UnsafeMutableBufferPointer<Float>
-    /// Converted frames not yet handed out: `output[pending]`.
+    /// Where the last block ended up (`input`, `mapped` or `output`).
+    private var converted = UnsafeMutableBufferPointer<Float>(start: nil, count: 0)
+    /// Converted frames not yet handed out: `converted[pending]`.
     private var pending = 0..<0
     private var ended = false
 
     let sampleRate: Double
-    var channelCount: Int { source.channelCount }
+    let channelCount: Int
     var duration: Double? { source.duration }
 
-    /// A source at `rate`, or nil when it is at that rate already (its samples pass unchanged:
-    /// the one place that decides is `Resampler.conversion`).
+    /// `source` on a stream of `rate` and `channels`, or nil when it plays as it is: at that rate
+    /// already (the one place that decides is `Resampler.conversion`), with channels the mixer
+    /// maps as the layout says (`ChannelMatrix.mapping`). Then its samples pass bit for bit.
     static func converting(
-        _ source: any FrameSource, to rate: Int, quality: Resampler.Quality = .high
+        _ source: any FrameSource, layout: ChannelLayout?, to rate: Int, channels: Int, quality: Resampler.Quality = .high
     ) throws(Resampler.SetupError) -> ConvertingSource? {
-        let sourceRate = Int(source.sampleRate.rounded())
-        guard let resampler = try Resampler.conversion(from: sourceRate, to: rate, channelCount: source.channelCount, quality: quality) else {
-            return nil
-        }
-        return ConvertingSource(source, resampler)
+        let matrix = ChannelMatrix.mapping(from: layout, channelCount: source.channelCount, to: channels)
+        let resampler = try Resampler.conversion(
+            from: Int(source.sampleRate.rounded()), to: rate, channelCount: matrix?.outputChannels ?? source.channelCount, quality: quality)
+        if matrix == nil && resampler == nil { return nil }
+        return ConvertingSource(source, matrix, resampler)
     }
 
-    private init(_ source: any FrameSource, _ resampler: Resampler) {
+    private init(_ source: any FrameSource, _ matrix: ChannelMatrix?, _ resampler: Resampler?) {
         self.source = source
+        self.matrix = matrix
         self.resampler = resampler
-        sampleRate = Double(resampler.outputRate)
-        let channels = resampler.channelCount
-        input = .allocate(capacity: Self.blockFrames * channels)
-        output = .allocate(capacity: resampler.maximumOutputFrames(forInputFrames: Self.blockFrames) * channels)
+        sampleRate = resampler.map { Double($0.outputRate) } ?? source.sampleRate
+        channelCount = matrix?.outputChannels ?? source.channelCount
+        input = .allocate(capacity: Self.blockFrames * source.channelCount)
+        mapped = matrix.map { .allocate(capacity: Self.blockFrames * $0.outputChannels) }
+        output = resampler.map { .allocate(capacity: $0.maximumOutputFrames(forInputFrames: Self.blockFrames) * $0.channelCount) }
+            ?? .allocate(capacity: 0)
     }
 
     deinit {
         input.deallocate()
+        mapped?.deallocate()
         output.deallocate()
     }
 
     func read(into buffer: UnsafeMutableBufferPointer<Float>) throws -> Int {
-        let channels = resampler.channelCount
+        let channels = channelCount
         let wanted = buffer.count / channels
         var written = 0
         while written < wanted {
@@ -61,7 +75,7 @@ final class ConvertingSource: FrameSource {
                 continue
             }
             let frames = min(wanted - written, pending.count)
-            let from = output.baseAddress! + pending.lowerBound * channels
+            let from = converted.baseAddress! + pending.lowerBound * channels
             (buffer.baseAddress! + written * channels).update(from: from, count: frames * channels)
             pending = (pending.lowerBound + frames)..<pending.upperBound
             written += frames
@@ -69,23 +83,34 @@ final class ConvertingSource: FrameSource {
         return written
     }
 
-    /// Converts the next block of the source (or, at its end, the filter's tail) into `output`.
+    /// Converts the next block of the source (or, at its end, the filter's tail) and makes it
+    /// `pending` in `converted`.
     private func refill() throws {
-        let channels = resampler.channelCount
+        let sourceChannels = source.channelCount
         var frames = 0
         while frames < Self.blockFrames {
-            let region = UnsafeMutableBufferPointer(rebasing: input[(frames * channels)...])
+            let region = UnsafeMutableBufferPointer(rebasing: input[(frames * sourceChannels)...])
             let read = try source.read(into: region)
             if read == 0 { break }
             frames += read
         }
-        let produced: Int
+        var block = UnsafeBufferPointer(rebasing: input[..<(frames * sourceChannels)])
+        if let matrix, let mapped {
+            matrix.apply(input.baseAddress!, frames: frames, into: mapped.baseAddress!)
+            block = UnsafeBufferPointer(rebasing: mapped[..<(frames * matrix.outputChannels)])
+        }
+        guard let resampler else {
+            converted = UnsafeMutableBufferPointer(mutating: block)
+            pending = 0..<frames
+            ended = frames == 0
+            return
+        }
+        converted = output
         if frames == 0 {
-            produced = resampler.flush(into: output)
+            pending = 0..<resampler.flush(into: output)
             ended = true
         } else {
-            produced = resampler.process(UnsafeBufferPointer(rebasing: input[..<(frames * channels)]), into: output)
+            pending = 0..<resampler.process(block, into: output)
         }
-        pending = 0..<produced
     }
 }

@@ -38,6 +38,8 @@ public final class RecordingDecoderSource: FrameSource {
     public var sampleRate: Double { decoder.sampleRate }
     public var channelCount: Int { decoder.channelCount }
     public var duration: Double? { decoder.description.duration }
+    /// The speakers the file names for its channels, if it names them.
+    public var channelLayout: ChannelLayout? { decoder.description.channelLayout }
     /// Whether what is decoded is still being kept for `onComplete`.
     public var isRecording: Bool { onComplete != nil }
 

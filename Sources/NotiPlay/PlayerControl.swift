@@ -56,6 +56,8 @@ final class PlayerControl {
     private struct Prepared {
         let id: PlaybackID
         let source: any FrameSource
+        /// The speakers the file names for its channels, for the mapping onto the stream's.
+        let layout: ChannelLayout?
         let volume: Float
         let isCritical: Bool
     }
@@ -124,7 +126,8 @@ final class PlayerControl {
                 return
             }
             path = file.path
-            prepared = Prepared(id: id, source: try core.cache.source(for: file, loops: loops), volume: volume, isCritical: isCritical)
+            let (source, layout) = try core.cache.source(for: file, loops: loops)
+            prepared = Prepared(id: id, source: source, layout: layout, volume: volume, isCritical: isCritical)
         } catch {
             core.finish(id, .failed(error), warnings: warnings)
             return
@@ -173,7 +176,8 @@ final class PlayerControl {
         let core = self.core, id = prepared.id
         let source: any FrameSource
         do throws(Resampler.SetupError) {
-            source = try ConvertingSource.converting(prepared.source, to: engine.format.sampleRate) ?? prepared.source
+            source = try ConvertingSource.converting(
+                prepared.source, layout: prepared.layout, to: engine.format.sampleRate, channels: engine.format.channelCount) ?? prepared.source
         } catch {
             end(id, .failed(.playback(.source(error.description))))
             markIdleIfUnused(key)

@@ -8,7 +8,7 @@ import Synchronization
 /// arrives on the engine's decode worker, hence the lock.
 final class SoundCache: Sendable {
     private struct Entries {
-        var sounds: [FileIdentity: DecodedSound] = [:]
+        var sounds: [FileIdentity: (sound: DecodedSound, layout: ChannelLayout?)] = [:]
         var order: [FileIdentity] = []
         var bytes = 0
     }
@@ -19,31 +19,36 @@ final class SoundCache: Sendable {
     init(limit: Int) { self.limit = max(0, limit) }
 
     /// The cached decode when the file has not changed since; otherwise the file, streamed and
-    /// recorded for the cache unless it is larger than the whole cache.
-    func source(for file: SoundFile, loops: Bool) throws(NotificationSoundError) -> any FrameSource {
+    /// recorded for the cache unless it is larger than the whole cache. With it, the speakers the
+    /// file names for its channels (nil: it names none, or libsndfile read it).
+    func source(for file: SoundFile, loops: Bool) throws(NotificationSoundError) -> (source: any FrameSource, layout: ChannelLayout?) {
         let identity = file.file.identity
         if let cached = entries.withLock({ $0.sounds[identity] }) {
-            return DecodedSoundSource(cached, loops: loops)
+            return (DecodedSoundSource(cached.sound, loops: loops), cached.layout)
         }
-        return try SoundSources.open(file, loops: loops, recordingLimit: limit / MemoryLayout<Float>.size) { [weak self] sound in
-            self?.remember(sound, as: identity)
+        let layout = Mutex<ChannelLayout?>(nil)
+        let source = try SoundSources.open(file, loops: loops, recordingLimit: limit / MemoryLayout<Float>.size) { [weak self] sound in
+            self?.remember(sound, layout: layout.withLock { $0 }, as: identity)
         }
+        let named = (source as? RecordingDecoderSource)?.channelLayout
+        layout.withLock { $0 = named }
+        return (source, named)
     }
 
     /// Samples held, for the tests.
     var byteCount: Int { entries.withLock { $0.bytes } }
 
-    private func remember(_ sound: DecodedSound, as identity: FileIdentity) {
+    private func remember(_ sound: DecodedSound, layout: ChannelLayout?, as identity: FileIdentity) {
         let bytes = sound.samples.count * MemoryLayout<Float>.size
         guard bytes <= limit else { return }
         entries.withLock { entries in
             guard entries.sounds[identity] == nil else { return }
-            entries.sounds[identity] = sound
+            entries.sounds[identity] = (sound, layout)
             entries.order.append(identity)
             entries.bytes += bytes
             while entries.bytes > limit, let oldest = entries.order.first {
                 entries.order.removeFirst()
-                entries.bytes -= (entries.sounds.removeValue(forKey: oldest)?.samples.count ?? 0) * MemoryLayout<Float>.size
+                entries.bytes -= (entries.sounds.removeValue(forKey: oldest)?.sound.samples.count ?? 0) * MemoryLayout<Float>.size
             }
         }
     }

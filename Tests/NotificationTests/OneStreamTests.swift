@@ -114,6 +114,38 @@ extension PlayerTests {
             #expect(abs(left - expected) < expected * 1e-3, "the tap's left channel sums to \(left), expected \(expected)")
         }
 
+        /// A 5.1 WAV (ffmpeg writes its channel mask) on the stereo stream: the ITU-R BS.775
+        /// downmix, computed here from the decoded channels, not the first two channels.
+        @Test func aFiveOneSoundIsDownmixedByItsLayout() throws {
+            let path = folder.file("surround.wav")
+            try TestTools.runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=300:d=0.2:r=48000",
+                                                "-f", "lavfi", "-i", "sine=f=500:d=0.2:r=48000",
+                                                "-filter_complex", "[0][1]amerge=inputs=2,pan=5.1|c0=c0|c1=c1|c2=0.5*c0|c3=0.3*c1|c4=0.7*c0|c5=0.6*c1[out]",
+                                                "-map", "[out]", "-c:a", "pcm_f32le", "-y", path])
+            let decoder = try SoundDecoder(path: path)
+            #expect(decoder.description.channelLayout?.speakers.count == 6)
+            let channels = try decoder.readAll()
+            let device = ScriptedDevice(paced: true)
+            let player = player(device)
+            defer {
+                player.close()
+                device.release()
+            }
+            let reports = Reports()
+            try player.play(.named("surround.wav")) { reports.add($0) }
+            #expect(reports.wait(1).map(\.result) == [.finished])
+            let half = Float(0.5).squareRoot()
+            var expected: [Float] = []
+            for frame in 0..<(channels.count / 6) {
+                let (l, r, c, ls, rs) = (channels[6 * frame], channels[6 * frame + 1], channels[6 * frame + 2], channels[6 * frame + 4], channels[6 * frame + 5])
+                expected += [l + half * c + half * ls, r + half * c + half * rs]
+            }
+            let captured = device.samples(ofStream: 0)
+            #expect(device.format(ofStream: 0)?.channelCount == 2 && captured.count == expected.count)
+            let worst = zip(captured, expected).map { abs($0 - $1) }.max() ?? 1
+            #expect(worst < 1e-6, "largest difference from BS.775: \(worst)")
+        }
+
         /// A critical sound fades every other sound of the device, whatever its rate.
         @Test func aCriticalSoundPreemptsSoundsOfEveryRate() throws {
             for (name, rate) in [("p44.wav", 44100), ("p48.wav", 48000), ("p8.wav", 8000)] {
