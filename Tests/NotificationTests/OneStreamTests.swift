@@ -26,10 +26,17 @@ extension PlayerTests {
             return path
         }
 
-        func player(_ device: ScriptedDevice) -> NotificationSoundPlayer {
+        /// Runs `body` with a player on `device` (its sounds from this test's folder), then closes
+        /// the player and lets go of every thread the device still holds.
+        func withPlayer(on device: ScriptedDevice, _ body: (NotificationSoundPlayer, Reports) throws -> Void) rethrows {
             var configuration = NotificationSoundPlayer.Configuration(appFolders: [folder.path], device: "scripted", policy: SoundPolicy())
             configuration.backend = device.backend
-            return NotificationSoundPlayer(configuration: configuration)
+            let player = NotificationSoundPlayer(configuration: configuration)
+            defer {
+                player.close()
+                device.release()
+            }
+            try body(player, Reports())
         }
 
         /// `sound` at `volume`, placed at `offset` frames into a stereo buffer of `frames` frames, added to `mix`.
@@ -54,36 +61,32 @@ extension PlayerTests {
             // Paced by a clock, as a sound card is: a device without one takes periods as fast as
             // they are mixed, and a voice whose decoder falls behind would slip against the others.
             let device = ScriptedDevice(writing: .stallsAfter(frames: 0), paced: true)
-            let player = player(device)
-            defer {
-                player.close()
+            try withPlayer(on: device) { player, reports in
+                try player.play(.named("a44.wav"), gain: 0.5) { reports.add($0) }
+                #expect(device.wait { $0.blockedWrites == 1 }, "\(device.counts)")
+                try player.play(.named("b48.wav"), gain: 0.3) { reports.add($0) }
+                try player.play(.named("c8.wav"), gain: 0.2) { reports.add($0) }
+                // Requests are handled in order: once this one is answered, the two before it play.
+                try player.play(.named("a44.wav"), suppressSound: true) { reports.add($0) }
+                let silenced = PlaybackResult.silenced("the notification asks for no sound (suppress-sound)")
+                #expect(reports.wait(1).map(\.result) == [silenced])
                 device.release()
-            }
-            let reports = Reports()
-            try player.play(.named("a44.wav"), gain: 0.5) { reports.add($0) }
-            #expect(device.wait { $0.blockedWrites == 1 }, "\(device.counts)")
-            try player.play(.named("b48.wav"), gain: 0.3) { reports.add($0) }
-            try player.play(.named("c8.wav"), gain: 0.2) { reports.add($0) }
-            // Requests are handled in order: once this one is answered, the two before it play.
-            try player.play(.named("a44.wav"), suppressSound: true) { reports.add($0) }
-            let silenced = PlaybackResult.silenced("the notification asks for no sound (suppress-sound)")
-            #expect(reports.wait(1).map(\.result) == [silenced])
-            device.release()
-            #expect(reports.wait(3).map(\.result) == [silenced, .finished, .finished, .finished])
-            #expect(device.counts.opens == 1)
+                #expect(reports.wait(3).map(\.result) == [silenced, .finished, .finished, .finished])
+                #expect(device.counts.opens == 1)
 
-            let format = try #require(device.format(ofStream: 0))
-            #expect(format.sampleRate == 44100 && format.channelCount == 2)
-            let period = format.periodFrames
-            let captured = device.samples(ofStream: 0)
-            var expected = [Float](repeating: 0, count: captured.count)
-            add(try SoundDecoder(path: a).readAll(), volume: 0.5, at: 0, into: &expected)
-            add(Soxr.resample(try SoundDecoder(path: b).readAll(), channels: 2, from: 48000, to: 44100), volume: 0.3, at: period, into: &expected)
-            add(Soxr.resample(try SoundDecoder(path: c).readAll(), channels: 2, from: 8000, to: 44100), volume: 0.2, at: period, into: &expected)
-            // 0.5 s at 44.1 kHz after one period: both converted sounds end there.
-            #expect(captured.count >= 2 * (period + 22050), "\(captured.count) samples")
-            let difference = differenceDB(captured, expected)
-            #expect(difference < -100, "the mix differs from libsoxr's conversions by \(difference) dB")
+                let format = try #require(device.format(ofStream: 0))
+                #expect(format.sampleRate == 44100 && format.channelCount == 2)
+                let period = format.periodFrames
+                let captured = device.samples(ofStream: 0)
+                var expected = [Float](repeating: 0, count: captured.count)
+                add(try SoundDecoder(path: a).readAll(), volume: 0.5, at: 0, into: &expected)
+                add(Soxr.resample(try SoundDecoder(path: b).readAll(), channels: 2, from: 48000, to: 44100), volume: 0.3, at: period, into: &expected)
+                add(Soxr.resample(try SoundDecoder(path: c).readAll(), channels: 2, from: 8000, to: 44100), volume: 0.2, at: period, into: &expected)
+                // 0.5 s at 44.1 kHz after one period: both converted sounds end there.
+                #expect(captured.count >= 2 * (period + 22050), "\(captured.count) samples")
+                let difference = differenceDB(captured, expected)
+                #expect(difference < -100, "the mix differs from libsoxr's conversions by \(difference) dB")
+            }
         }
 
         /// Through ALSA's file plugin (the tap): three sounds at 44.1, 48 and 8 kHz, each a
@@ -126,24 +129,20 @@ extension PlayerTests {
             #expect(decoder.description.channelLayout?.speakers.count == 6)
             let channels = try decoder.readAll()
             let device = ScriptedDevice(paced: true)
-            let player = player(device)
-            defer {
-                player.close()
-                device.release()
+            try withPlayer(on: device) { player, reports in
+                try player.play(.named("surround.wav")) { reports.add($0) }
+                #expect(reports.wait(1).map(\.result) == [.finished])
+                let half = Float(0.5).squareRoot()
+                var expected: [Float] = []
+                for frame in 0..<(channels.count / 6) {
+                    let (l, r, c, ls, rs) = (channels[6 * frame], channels[6 * frame + 1], channels[6 * frame + 2], channels[6 * frame + 4], channels[6 * frame + 5])
+                    expected += [l + half * c + half * ls, r + half * c + half * rs]
+                }
+                let captured = device.samples(ofStream: 0)
+                #expect(device.format(ofStream: 0)?.channelCount == 2 && captured.count == expected.count)
+                let worst = zip(captured, expected).map { abs($0 - $1) }.max() ?? 1
+                #expect(worst < 1e-6, "largest difference from BS.775: \(worst)")
             }
-            let reports = Reports()
-            try player.play(.named("surround.wav")) { reports.add($0) }
-            #expect(reports.wait(1).map(\.result) == [.finished])
-            let half = Float(0.5).squareRoot()
-            var expected: [Float] = []
-            for frame in 0..<(channels.count / 6) {
-                let (l, r, c, ls, rs) = (channels[6 * frame], channels[6 * frame + 1], channels[6 * frame + 2], channels[6 * frame + 4], channels[6 * frame + 5])
-                expected += [l + half * c + half * ls, r + half * c + half * rs]
-            }
-            let captured = device.samples(ofStream: 0)
-            #expect(device.format(ofStream: 0)?.channelCount == 2 && captured.count == expected.count)
-            let worst = zip(captured, expected).map { abs($0 - $1) }.max() ?? 1
-            #expect(worst < 1e-6, "largest difference from BS.775: \(worst)")
         }
 
         /// A critical sound fades every other sound of the device, whatever its rate.
@@ -153,17 +152,13 @@ extension PlayerTests {
             }
             _ = try tone("alarm.wav", rate: 48000, frequency: 880, seconds: 0.2)
             let device = ScriptedDevice(paced: true)
-            let player = player(device)
-            defer {
-                player.close()
-                device.release()
+            try withPlayer(on: device) { player, reports in
+                for name in ["p44.wav", "p48.wav", "p8.wav"] { try player.play(.named(name)) { reports.add($0) } }
+                try player.play(.criticalSoundNamed("alarm.wav", withAudioVolume: 0.8)) { reports.add($0) }
+                let results = reports.wait(4).map(\.result)
+                #expect(results.filter { $0 == .preempted }.count == 3 && results.last == .finished, "\(results)")
+                #expect(device.counts.opens == 1)
             }
-            let reports = Reports()
-            for name in ["p44.wav", "p48.wav", "p8.wav"] { try player.play(.named(name)) { reports.add($0) } }
-            try player.play(.criticalSoundNamed("alarm.wav", withAudioVolume: 0.8)) { reports.add($0) }
-            let results = reports.wait(4).map(\.result)
-            #expect(results.filter { $0 == .preempted }.count == 3 && results.last == .finished, "\(results)")
-            #expect(device.counts.opens == 1)
         }
 
         /// Like a `hw:` device: one rate (48 kHz) and one open at a time. Three overlapping
@@ -173,19 +168,15 @@ extension PlayerTests {
                 _ = try tone(name, rate: rate, frequency: 500, seconds: 0.3)
             }
             let device = ScriptedDevice(paced: true, rate: 48000, exclusive: true)
-            let player = player(device)
-            defer {
-                player.close()
-                device.release()
+            try withPlayer(on: device) { player, reports in
+                for name in ["h44.wav", "h48.wav", "h8.wav"] { try player.play(.named(name)) { reports.add($0) } }
+                #expect(reports.wait(3).map(\.result) == [.finished, .finished, .finished])
+                #expect(device.counts.openAttempts == 1 && device.counts.opens == 1)
+                #expect(device.format(ofStream: 0)?.sampleRate == 48000)
+                // The 44.1 kHz sound, first, opened the stream and was converted to 48 kHz: 0.3 s
+                // at 48 kHz and more (the others overlap it).
+                #expect(device.samples(ofStream: 0).count >= 2 * 14400)
             }
-            let reports = Reports()
-            for name in ["h44.wav", "h48.wav", "h8.wav"] { try player.play(.named(name)) { reports.add($0) } }
-            #expect(reports.wait(3).map(\.result) == [.finished, .finished, .finished])
-            #expect(device.counts.openAttempts == 1 && device.counts.opens == 1)
-            #expect(device.format(ofStream: 0)?.sampleRate == 48000)
-            // The 44.1 kHz sound, first, opened the stream and was converted to 48 kHz: 0.3 s
-            // at 48 kHz and more (the others overlap it).
-            #expect(device.samples(ofStream: 0).count >= 2 * 14400)
         }
     }
 }
