@@ -16,6 +16,11 @@ final class ConvertingSource: FrameSource {
     private let source: any FrameSource
     private let matrix: ChannelMatrix?
     private let resampler: Resampler?
+    /// The largest filter table a sound may cost (designed on the player's control thread, while
+    /// other sounds wait): 2 MB. Real rates take far less (44.1 ↔ 48 kHz 118 kB, 384 → 44.1 kHz
+    /// about 0.9 MB); a rate far above the stream's with no small ratio (1,411,199 Hz) would take
+    /// 20 MB and a tenth of a second, and is refused in one line instead.
+    static let largestFilterTable = 2 << 20
     /// Input frames read from the source per block.
     private static let blockFrames = 1024
     private let input: UnsafeMutableBufferPointer<Float>
@@ -39,9 +44,16 @@ final class ConvertingSource: FrameSource {
     static func converting(
         _ source: any FrameSource, layout: ChannelLayout?, to rate: Int, channels: Int, quality: Resampler.Quality = .high
     ) throws(Resampler.SetupError) -> ConvertingSource? {
-        let matrix = ChannelMatrix.mapping(from: layout, channelCount: source.channelCount, to: channels)
+        var matrix = ChannelMatrix.mapping(from: layout, channelCount: source.channelCount, to: channels)
+        let sourceRate = Int(source.sampleRate.rounded())
+        // Resampling costs per channel: channels the stream has no speaker for are dropped (as
+        // the mixer would drop them) before the filter, not after it.
+        if matrix == nil && sourceRate != rate && source.channelCount > channels {
+            matrix = ChannelMatrix.mixerMapping(inputChannels: source.channelCount, outputChannels: channels)
+        }
         let resampler = try Resampler.conversion(
-            from: Int(source.sampleRate.rounded()), to: rate, channelCount: matrix?.outputChannels ?? source.channelCount, quality: quality)
+            from: sourceRate, to: rate, channelCount: matrix?.outputChannels ?? source.channelCount, quality: quality,
+            maximumTableBytes: Self.largestFilterTable)
         if matrix == nil && resampler == nil { return nil }
         return ConvertingSource(source, matrix, resampler)
     }

@@ -75,19 +75,56 @@ public final class NotificationSoundPlayer: Sendable {
         public var voiceCapacity: Int
         /// Channels of the device's stream, onto which every sound is mapped: stereo by default;
         /// nil opens it with the first sound's channels (a sound played by itself, as it is).
-        /// Its rate is the first sound's, or the device's nearest when it cannot play that one;
-        /// sounds at other rates are converted in the decode worker.
         public var streamChannels: Int?
+        /// The rates the stream may open at: the first sound's rate, raised or lowered into this
+        /// range (then the device's nearest, if it cannot play that); sounds at other rates are
+        /// converted in the decode worker. The range keeps an 8 kHz beep from holding every later
+        /// sound to 4 kHz of bandwidth while the stream stays open, and an odd rate from putting
+        /// the stream beyond conversion's reach. nil: the first sound's own rate (a sound played
+        /// by itself, bit-exact).
+        public var streamRates: ClosedRange<Int>?
 
         public init(periodMicroseconds: Int = 10_000, periodsPerBuffer: Int = 3,
                     formats: [DeviceSampleFormat] = DeviceSampleFormat.allCases, rampMilliseconds: Double = 10,
-                    voiceCapacity: Int = 16, streamChannels: Int? = 2) {
+                    voiceCapacity: Int = 16, streamChannels: Int? = 2, streamRates: ClosedRange<Int>? = 44_100...192_000) {
             self.periodMicroseconds = periodMicroseconds
             self.periodsPerBuffer = periodsPerBuffer
             self.formats = formats
             self.rampMilliseconds = rampMilliseconds
             self.voiceCapacity = voiceCapacity
             self.streamChannels = streamChannels
+            self.streamRates = streamRates
+        }
+
+        /// These settings within what a device and the engine can take, and what was changed.
+        /// Out-of-range values from a host are clamped, not trapped on: a player never ends its
+        /// host's process for a setting.
+        func clamped() -> (Output, [String]) {
+            var output = self, changes: [String] = []
+            func clamp<T: Comparable>(_ value: inout T, _ range: ClosedRange<T>, _ name: String) {
+                let limited = min(max(value, range.lowerBound), range.upperBound)
+                if limited != value { changes.append("output.\(name) \(value) is outside \(range.lowerBound)...\(range.upperBound): \(limited) is used") }
+                value = limited
+            }
+            clamp(&output.periodMicroseconds, 1_000...1_000_000, "periodMicroseconds")
+            clamp(&output.periodsPerBuffer, 2...64, "periodsPerBuffer")
+            clamp(&output.voiceCapacity, 1...64, "voiceCapacity")
+            if !output.rampMilliseconds.isFinite { output.rampMilliseconds = 10; changes.append("output.rampMilliseconds is not finite: 10 is used") }
+            clamp(&output.rampMilliseconds, 0.1...1000, "rampMilliseconds")
+            if var channels = output.streamChannels {
+                clamp(&channels, 1...StreamDescription.maximumChannelCount, "streamChannels")
+                output.streamChannels = channels
+            }
+            let rates = 1...Int(StreamDescription.maximumSampleRate)
+            if let range = output.streamRates, !(rates.contains(range.lowerBound) && rates.contains(range.upperBound)) {
+                output.streamRates = Output().streamRates
+                changes.append("output.streamRates \(range) is outside \(rates): the default is used")
+            }
+            if output.formats.isEmpty {
+                output.formats = DeviceSampleFormat.allCases
+                changes.append("output.formats is empty: every format is tried")
+            }
+            return (output, changes)
         }
     }
 
@@ -98,7 +135,10 @@ public final class NotificationSoundPlayer: Sendable {
     public init(configuration: Configuration = Configuration()) {
         var configuration = configuration
         if !(configuration.idleTimeout.isFinite && configuration.idleTimeout >= 0) { configuration.idleTimeout = 5 }
-        let (policy, warnings) = configuration.policy.map { ($0, [String]()) } ?? SoundPolicy.load()
+        let (output, outputWarnings) = configuration.output.clamped()
+        configuration.output = output
+        let (policy, loadWarnings) = configuration.policy.map { ($0, [String]()) } ?? SoundPolicy.load()
+        let warnings = outputWarnings + loadWarnings
         core = PlayerCore(configuration: configuration, policy: policy)
         isStarted = !core.isClosed && PlayerControl.start(core)
         if !isStarted {

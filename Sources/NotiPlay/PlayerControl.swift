@@ -27,6 +27,9 @@ final class PlayerControl {
         case opening(attempt: Int, deadline: UInt64, waiting: [Prepared])
         /// Open, playing (watched for stalls) or idle (closed after the idle timeout).
         case open(PlaybackEngine, Activity)
+        /// Drained: it plays its tail and closes on a thread of its own. Sounds asked for
+        /// meanwhile wait for that, so a device that allows one open is never opened twice.
+        case closing(waiting: [Prepared])
     }
 
     private enum Activity {
@@ -108,9 +111,17 @@ final class PlayerControl {
             stuckThreads -= 1
         case .drain(let completion):
             drainRequests.append(completion)
-        case .deviceDrained(let figures):
+        case .deviceDrained(let key, let figures):
             draining -= 1
             drainedFigures.append(figures)
+            if case .closing(let waiting)? = devices[key] {
+                devices[key] = nil
+                let live = waiting.filter { sounds[$0.id] != nil }
+                if let last = live.last {  // in arrival order: `open` takes the parked ones first
+                    parked[key] = Array(live.dropLast())
+                    open(key, for: last)
+                }
+            }
         }
     }
 
@@ -140,6 +151,8 @@ final class PlayerControl {
             else { start(prepared, on: engine, key) }
         case .opening(let attempt, let deadline, let waiting)?:
             devices[key] = .opening(attempt: attempt, deadline: deadline, waiting: capped(waiting + [prepared]))
+        case .closing(let waiting)?:
+            devices[key] = .closing(waiting: capped(waiting + [prepared]))
         case .open(let failed, _)?:
             // The device stopped (a sound server restarted): a new stream, not the dead one.
             failed.close()
@@ -209,6 +222,8 @@ final class PlayerControl {
             // The stream is being opened again (its device failed): they wait for the new one.
             if case .opening(let attempt, let deadline, let others)? = devices[key] {
                 devices[key] = .opening(attempt: attempt, deadline: deadline, waiting: capped(waiting + others))
+            } else if case .closing(let others)? = devices[key] {
+                devices[key] = .closing(waiting: capped(others + waiting))
             } else {
                 fail(waiting, .playback(.closed))
             }
@@ -226,9 +241,9 @@ final class PlayerControl {
     /// Opens the device for `key` on a thread of its own: a device that blocks on open (a FIFO
     /// nobody reads, a hung sound server) holds that thread, not this one; `handleDeadlines`
     /// gives up on it after the open deadline, and the thread closes what it opened too late.
-    /// The stream asks for the first sound's rate, so that sound plays unconverted wherever the
-    /// device can; a device that cannot (a `hw:` device's one rate) gives its nearest, and every
-    /// sound is converted to that.
+    /// The stream asks for the first sound's rate (within `Output.streamRates`), so that sound
+    /// plays unconverted wherever the device can; a device that cannot (a `hw:` device's one
+    /// rate) gives its nearest, and every sound is converted to that.
     private func open(_ key: EngineKey, for first: Prepared) {
         guard stuckThreads == 0 else {
             fail(capped((parked.removeValue(forKey: key) ?? []) + [first]), .deviceUnresponsive(device: core.configuration.device))
@@ -240,8 +255,10 @@ final class PlayerControl {
         devices[key] = .opening(attempt: attempt, deadline: monotonicNanoseconds() + UInt64(core.configuration.deviceDeadlines.open) * 1_000_000_000, waiting: waiting)
         let core = self.core, device = core.configuration.device, output = core.configuration.output
         let backend = core.configuration.backend
+        let firstRate = Int(first.source.sampleRate.rounded())
+        let rate = output.streamRates.map { min(max(firstRate, $0.lowerBound), $0.upperBound) } ?? firstRate
         let request = PCMRequest(
-            sampleRate: Int(first.source.sampleRate.rounded()), channelCount: output.streamChannels ?? first.source.channelCount,
+            sampleRate: rate, channelCount: output.streamChannels ?? first.source.channelCount,
             formats: output.formats, periodMicroseconds: output.periodMicroseconds, periodsPerBuffer: output.periodsPerBuffer,
             acceptsNearestRate: true)
         let aroundOpen = core.configuration.aroundDeviceOpen
@@ -337,6 +354,7 @@ final class PlayerControl {
             case .opening(_, let deadline, _): deadline
             case .open(_, .idle(let since)): since + idleTimeout
             case .open(_, .playing): monotonicNanoseconds() + UInt64(Self.progressLook * 1e9)  // the stall watch
+            case .closing: nil  // its thread posts when it has closed
             }
         }.min()
     }
@@ -392,26 +410,29 @@ final class PlayerControl {
 
     /// Once a drain is asked for and no sound plays or waits: every open device plays its last
     /// frame and closes, each on a thread of its own (a device that takes no sound holds that
-    /// thread, not this one); the last to close answers the drain.
+    /// thread, not this one); the last to close answers the drain. A device still opening (for
+    /// sounds cancelled meanwhile) has nothing to drain: it is left to open (a slow open is not a
+    /// stuck one), and closes after the idle timeout like any other.
     func drainIfIdle() {
         guard !drainRequests.isEmpty, sounds.isEmpty else { return }
         for (key, device) in devices {
-            devices[key] = nil
             switch device {
             case .open(let engine, _):
+                devices[key] = .closing(waiting: [])
                 draining += 1
                 let core = self.core
                 let started = JoinableThread.detached {
                     engine.finish()
-                    core.post(.deviceDrained(engine.figures))
+                    core.post(.deviceDrained(key, engine.figures))
                 }
                 if !started {  // no thread to spare: here, then
                     engine.finish()
                     draining -= 1
                     drainedFigures.append(engine.figures)
+                    devices[key] = nil
                 }
-            case .opening:
-                stuckThreads += 1  // nobody waits for it any more; its opener closes what it opens
+            case .opening, .closing:
+                break
             }
         }
         guard draining == 0 else { return }

@@ -26,7 +26,7 @@ enum PlayerCommand: Sendable {
     /// Close the devices once nothing plays, each after its last frame has played.
     case drain(@Sendable ([StreamFigures]) -> Void)
     /// A drained device closed, with its final figures.
-    case deviceDrained(StreamFigures)
+    case deviceDrained(EngineKey, StreamFigures)
 }
 
 /// One stream per device: every sound the player plays on it is converted to the stream's rate

@@ -221,7 +221,7 @@ struct PlayOptions: ParsableArguments {
             appFolders: soundsDirs, appID: appID, device: device, policy: policy, cacheLimit: 0,
             output: .init(periodMicroseconds: Int(periodMs * 1000), periodsPerBuffer: periods,
                           formats: sampleFormat.map { [$0] } ?? DeviceSampleFormat.allCases,
-                          rampMilliseconds: rampMs, voiceCapacity: 1, streamChannels: nil))
+                          rampMilliseconds: rampMs, voiceCapacity: 1, streamChannels: nil, streamRates: nil))
         // A device's libraries (libjack) may print to stderr: only our one line is shown.
         if !verbose { configuration.aroundDeviceOpen = { open in Output.quietingLibraries(open) } }
         return NotificationSoundPlayer(configuration: configuration)
@@ -303,8 +303,11 @@ struct PlayOptions: ParsableArguments {
         // When the command was done: a ringtone, --for or a signal make it differ from the sound's length.
         lines.append("done:        \((Double(finished - launched) / 1e9).fixed(3)) s after start-up")
         if signalled > 0, let last = stream.lastWriteNanoseconds {
-            let ms = { (t: UInt64) in (Double(t &- signalled) / 1e6).fixed(1) }
-            lines.append("stopped:     fade written \(ms(last)) ms after the signal; device drained at \(ms(finished)) ms")
+            let ms = { (t: UInt64) in ((Double(t) - Double(signalled)) / 1e6).fixed(1) }
+            // A signal during the drain comes after the last write: nothing was left to fade.
+            lines.append(last >= signalled
+                ? "stopped:     fade written \(ms(last)) ms after the signal; device drained at \(ms(finished)) ms"
+                : "stopped:     the whole sound was written \(((Double(signalled) - Double(last)) / 1e6).fixed(1)) ms before the signal; device drained at \(ms(finished)) ms")
         }
         for line in lines { Output.standardError("noti-play: " + line) }
     }

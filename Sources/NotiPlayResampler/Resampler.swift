@@ -54,12 +54,17 @@ public final class Resampler {
         /// Beyond 32:1 down or 1:64 up: the filter (its length grows with the down ratio) and its
         /// table would take tens of megabytes.
         case unsupportedRatio(from: Int, to: Int)
+        /// The filter table would be larger than the caller allows (a ratio far down with no
+        /// small terms: 1,411,199 → 44,100 Hz takes 1,025 phases of 4,800 taps, 20 MB).
+        case filterTooLarge(from: Int, to: Int, bytes: Int)
 
         public var description: String {
             switch self {
             case .invalidRate(let rate): "cannot resample at \(rate) Hz (rates from 1 Hz to 1 GHz)"
             case .invalidChannelCount(let count): "cannot resample \(count) channels (1 to 64)"
             case .unsupportedRatio(let from, let to): "cannot resample from \(from) Hz to \(to) Hz (at most 32 times down or 64 times up)"
+            case .filterTooLarge(let from, let to, let bytes):
+                "cannot resample from \(from) Hz to \(to) Hz here: its filter would take \((bytes + 524_287) / 1_048_576) MB"
             }
         }
     }
@@ -121,15 +126,18 @@ public final class Resampler {
     ///   - outputRate: The frames per second wanted.
     ///   - channelCount: Interleaved channels in and out (1 to 64).
     ///   - quality: The filter's design; `.high` unless cost matters more than −120 dB.
+    ///   - maximumTableBytes: The largest filter table to design (a player bounds what a hostile
+    ///     rate may cost it); larger throws `.filterTooLarge` before anything is designed.
     public static func conversion(
-        from inputRate: Int, to outputRate: Int, channelCount: Int, quality: Quality = .high
+        from inputRate: Int, to outputRate: Int, channelCount: Int, quality: Quality = .high, maximumTableBytes: Int = .max
     ) throws(SetupError) -> Resampler? {
         if inputRate == outputRate {
             guard (1...1_000_000_000).contains(inputRate) else { throw .invalidRate(inputRate) }
             guard (1...64).contains(channelCount) else { throw .invalidChannelCount(channelCount) }
             return nil
         }
-        return try Resampler(inputRate: inputRate, outputRate: outputRate, channelCount: channelCount, quality: quality)
+        return try Resampler(
+            inputRate: inputRate, outputRate: outputRate, channelCount: channelCount, quality: quality, maximumTableBytes: maximumTableBytes)
     }
 
     /// Callers use `conversion(from:to:…)`; the tests also choose the kernels and phase tables.
@@ -137,7 +145,7 @@ public final class Resampler {
     ///   stage of an upsampling; nil for the conversion's own (see `Quality`).
     init(
         inputRate: Int, outputRate: Int, channelCount: Int, quality: Quality, forceInterpolatedPhases: Bool = false,
-        useFMA: Bool = Resampler.hasFMA, band: (passband: Double, stopband: Double)? = nil
+        useFMA: Bool = Resampler.hasFMA, band: (passband: Double, stopband: Double)? = nil, maximumTableBytes: Int = .max
     ) throws(SetupError) {
         self.useFMA = useFMA
         for rate in [inputRate, outputRate] where !(1...1_000_000_000).contains(rate) { throw .invalidRate(rate) }
@@ -159,14 +167,17 @@ public final class Resampler {
             next = try Resampler(
                 inputRate: stageOutputRate, outputRate: outputRate, channelCount: channelCount, quality: quality,
                 forceInterpolatedPhases: forceInterpolatedPhases, useFMA: useFMA,
-                band: (edge * Double(inputRate) / 2, 1.5 * Double(inputRate)))
+                band: (edge * Double(inputRate) / 2, 1.5 * Double(inputRate)), maximumTableBytes: maximumTableBytes)
         } else {
             stageOutputRate = outputRate
             next = nil
         }
-        let shared = FilterDesign.shared(FilterDesign.Key(
+        let key = FilterDesign.Key(
             inputRate: inputRate, outputRate: stageOutputRate, attenuation: attenuation, edge: edge,
-            band: band.map { [$0.passband, $0.stopband] }, forceInterpolatedPhases: forceInterpolatedPhases))
+            band: band.map { [$0.passband, $0.stopband] }, forceInterpolatedPhases: forceInterpolatedPhases)
+        let bytes = FilterDesign.Shape(key).byteCount
+        guard bytes <= maximumTableBytes else { throw .filterTooLarge(from: inputRate, to: outputRate, bytes: bytes) }
+        let shared = FilterDesign.shared(key)
         design = shared
         (up, down, taps, phaseCount, exactPhases, coefficients) =
             (shared.up, shared.down, shared.taps, shared.phaseCount, shared.exactPhases, shared.coefficients)
@@ -497,56 +508,88 @@ final class FilterDesign: @unchecked Sendable {
         var forceInterpolatedPhases: Bool
     }
 
+    /// A design's dimensions, known before its coefficients: what it would cost.
+    struct Shape {
+        let up: Int
+        let down: Int
+        let taps: Int
+        let phaseCount: Int
+        let exactPhases: Bool
+        /// Phases the fractions are counted in (`up`, or the interpolated table's).
+        let tablePhases: Int
+        /// Cycles per input frame, and the Kaiser window's shape.
+        let cutoff: Double
+        let beta: Double
+        var byteCount: Int { phaseCount * taps * MemoryLayout<Float>.size }
+
+        init(_ key: Key) {
+            let divisor = Resampler.gcd(key.inputRate, key.outputRate)
+            up = key.outputRate / divisor
+            down = key.inputRate / divisor
+            // The filter works in input frames. Passband to edge × the lower Nyquist, stopband
+            // from that Nyquist on (nothing folds back below it), cutoff in the middle.
+            let lowerNyquist = 0.5 * Double(min(key.inputRate, key.outputRate))
+            let (passband, stopband) = key.band.map { ($0[0], $0[1]) } ?? (key.edge * lowerNyquist, lowerNyquist)
+            cutoff = (passband + stopband) / 2 / Double(key.inputRate)
+            let transition = (stopband - passband) / Double(key.inputRate)
+            // Kaiser's estimates of the length and shape for that attenuation and transition.
+            let attenuation = key.attenuation
+            let length = (attenuation - 7.95) / (2.285 * 2 * Double.pi * transition)
+            beta = attenuation > 50 ? 0.1102 * (attenuation - 8.7) : 0.5842 * pow(attenuation - 21, 0.4) + 0.07886 * (attenuation - 21)
+            taps = max(8, (Int(length.rounded(.up)) + 7) / 8 * 8)
+            exactPhases = up <= Resampler.maximumExactPhases && !key.forceInterpolatedPhases
+            phaseCount = exactPhases ? up : Resampler.interpolatedPhases + 1
+            tablePhases = exactPhases ? up : Resampler.interpolatedPhases
+        }
+    }
+
     let up: Int
     let down: Int
     let taps: Int
     let phaseCount: Int
     let exactPhases: Bool
     let coefficients: UnsafeMutablePointer<Float>
+    let byteCount: Int
 
-    /// Designs kept for reuse; past this many the oldest is let go (resamplers using it keep it).
-    static let kept = 16
-    private static let designs = Mutex<(byKey: [Key: FilterDesign], order: [Key])>(([:], []))
+    /// What is kept for reuse: at most this many bytes of tables in all, each at most a quarter
+    /// of it (a rare rate's large table is designed for its sound and let go with it); past
+    /// that the oldest are let go (resamplers using one keep it).
+    static let keptBytes = 8 << 20
+    private static let designs = Mutex<(byKey: [Key: FilterDesign], order: [Key], bytes: Int)>(([:], [], 0))
 
     /// The design for `key`, from the ones kept or made now (outside the lock: two threads may
     /// both design it, and one design is kept).
     static func shared(_ key: Key) -> FilterDesign {
         if let kept = designs.withLock({ $0.byKey[key] }) { return kept }
         let made = FilterDesign(key)
+        guard made.byteCount <= keptBytes / 4 else { return made }
         return designs.withLock { designs in
             if let kept = designs.byKey[key] { return kept }
             designs.byKey[key] = made
             designs.order.append(key)
-            if designs.order.count > kept { designs.byKey[designs.order.removeFirst()] = nil }
+            designs.bytes += made.byteCount
+            while designs.bytes > keptBytes, let oldest = designs.order.first {
+                designs.order.removeFirst()
+                designs.bytes -= designs.byKey.removeValue(forKey: oldest)?.byteCount ?? 0
+            }
             return made
         }
     }
 
-    private init(_ key: Key) {
-        let divisor = Resampler.gcd(key.inputRate, key.outputRate)
-        up = key.outputRate / divisor
-        down = key.inputRate / divisor
+    /// Bytes of tables kept, for the tests.
+    static var keptByteCount: Int { designs.withLock { $0.bytes } }
 
-        // The filter works in input frames. Passband to edge × the lower Nyquist, stopband from
-        // that Nyquist on (nothing folds back below it), cutoff in the middle.
-        let lowerNyquist = 0.5 * Double(min(key.inputRate, key.outputRate))
-        let (passband, stopband) = key.band.map { ($0[0], $0[1]) } ?? (key.edge * lowerNyquist, lowerNyquist)
-        let cutoff = (passband + stopband) / 2 / Double(key.inputRate)  // cycles per input frame
-        let transition = (stopband - passband) / Double(key.inputRate)
-        // Kaiser's estimates of the length and shape for that attenuation and transition.
-        let attenuation = key.attenuation
-        let length = (attenuation - 7.95) / (2.285 * 2 * Double.pi * transition)
-        let beta = attenuation > 50 ? 0.1102 * (attenuation - 8.7) : 0.5842 * pow(attenuation - 21, 0.4) + 0.07886 * (attenuation - 21)
-        taps = max(8, (Int(length.rounded(.up)) + 7) / 8 * 8)
-        exactPhases = up <= Resampler.maximumExactPhases && !key.forceInterpolatedPhases
-        phaseCount = exactPhases ? up : Resampler.interpolatedPhases + 1
-        let tablePhases = exactPhases ? up : Resampler.interpolatedPhases
+    private init(_ key: Key) {
+        let shape = Shape(key)
+        (up, down, taps, phaseCount, exactPhases) = (shape.up, shape.down, shape.taps, shape.phaseCount, shape.exactPhases)
+        byteCount = shape.byteCount
+        let tablePhases = shape.tablePhases
 
         // Phase p puts the output at fraction p / tablePhases past input frame i; tap m reads
         // input frame i - half + 1 + m, at distance x = p / tablePhases + half - 1 - m from it.
         coefficients = .allocate(capacity: phaseCount * taps)
         let half = taps / 2
-        let window = KaiserWindow(beta: beta, halfWidth: Double(half))
+        let window = KaiserWindow(beta: shape.beta, halfWidth: Double(half))
         var row = [Double](repeating: 0, count: taps)
         for p in 0..<phaseCount {
             // The kernel is even: phase p is phase (tablePhases - p) reversed; design half.
@@ -558,7 +601,7 @@ final class FilterDesign: @unchecked Sendable {
             var sum = 0.0
             for m in 0..<taps {
                 let x = Double(p) / Double(tablePhases) + Double(half - 1 - m)
-                let value = 2 * cutoff * Resampler.sinc(2 * cutoff * x) * window.value(at: x)
+                let value = 2 * shape.cutoff * Resampler.sinc(2 * shape.cutoff * x) * window.value(at: x)
                 row[m] = value
                 sum += value
             }
