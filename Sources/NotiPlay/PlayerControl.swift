@@ -12,9 +12,10 @@ import NotiPlayResampler
 final class PlayerControl {
     /// How often a device that plays is looked at for progress (only while it plays).
     static let progressLook = 1.0
-    /// Sounds that may wait for a stream (its device opening, or a burst), each holding its open
-    /// file: as many as a stream has voice slots. Past that the voice policy's rule applies
-    /// before they play: critical sounds first, then the newest; the oldest gives way (`replaced`).
+    /// Sounds that may wait for a stream (its device opening or closing, or a burst), each
+    /// holding its open file: as many as a daemon's stream has voice slots (16 voices, 32 slots).
+    /// Past that the voice policy's rule applies before they play: critical sounds first, then
+    /// the newest; the oldest gives way (`replaced`).
     static let waitingLimit = 32
 
     private let core: PlayerCore

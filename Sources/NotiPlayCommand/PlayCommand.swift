@@ -157,7 +157,13 @@ struct PlayOptions: ParsableArguments {
         func interrupted() -> Bool { watcher.receivedAt.load(ordering: .relaxed) != 0 }
         func exitInterrupted() -> ExitCode { ExitCode(128 + (watcher.stop() ?? SIGTERM)) }
 
-        let player = makePlayer()
+        // When the device opened (its opener's thread says): a ringtone's --for counts from then,
+        // not while a slow device opens.
+        let deviceOpened = Atomic<UInt64>(0)
+        let player = makePlayer {
+            deviceOpened.store(monotonicNanoseconds(), ordering: .releasing)
+            wake.post()
+        }
         let sound = notificationSound(file: file)
         let ended = Mutex<PlaybackReport?>(nil)
         let id: PlaybackID
@@ -171,11 +177,15 @@ struct PlayOptions: ParsableArguments {
             throw ExitCode.failure
         }
         asked.withLock { $0 = (player, id) }
-        if let seconds {
-            // A ringtone with --for: fade it out when the time is up; that is a normal end.
-            SignalWatcher.after(seconds: seconds) { player.cancel(id) }
-        }
-        let report = try waitForReport(ended, wake: wake, interrupted: interrupted, exitInterrupted: exitInterrupted)
+        // A ringtone with --for: fade it out when its time is up, counted from the device's
+        // open; that is a normal end.
+        let ringFor = seconds.map { seconds in { () -> Bool in
+            let opened = deviceOpened.load(ordering: .acquiring)
+            guard opened != 0 else { return false }
+            SignalWatcher.after(seconds: max(0, seconds - Double(monotonicNanoseconds() &- opened) / 1e9)) { player.cancel(id) }
+            return true
+        } }
+        let report = try waitForReport(ended, wake: wake, armRingtoneTimer: ringFor, interrupted: interrupted, exitInterrupted: exitInterrupted)
         report.warnings.forEach { Output.standardError("noti-play: warning: " + $0) }
         switch report.result {
         case .silenced(let reason):
@@ -214,7 +224,7 @@ struct PlayOptions: ParsableArguments {
     /// deadlines and the stall watch are the same code. One sound, so one voice, a stream in the
     /// sound's own rate and channels (bit-exact), nothing cached, and periods for a command
     /// (see --period-ms). The configuration's warnings are printed here, before anything plays.
-    private func makePlayer() -> NotificationSoundPlayer {
+    private func makePlayer(deviceOpened: @escaping @Sendable () -> Void) -> NotificationSoundPlayer {
         let (policy, warnings) = SoundPolicy.load()
         warnings.forEach { Output.standardError("noti-play: warning: " + $0) }
         var configuration = NotificationSoundPlayer.Configuration(
@@ -223,21 +233,29 @@ struct PlayOptions: ParsableArguments {
                           formats: sampleFormat.map { [$0] } ?? DeviceSampleFormat.allCases,
                           rampMilliseconds: rampMs, voiceCapacity: 1, streamChannels: nil, streamRates: nil))
         // A device's libraries (libjack) may print to stderr: only our one line is shown.
-        if !verbose { configuration.aroundDeviceOpen = { open in Output.quietingLibraries(open) } }
+        let verbose = self.verbose
+        configuration.aroundDeviceOpen = { open in
+            if verbose { open() } else { Output.quietingLibraries(open) }
+            deviceOpened()
+        }
         return NotificationSoundPlayer(configuration: configuration)
     }
 
     /// Waits for the sound's report. The player ends every sound: a device that does not open
     /// within `DeviceDeadlines.open`, or takes no sound for `DeviceDeadlines.stall`, fails it.
     /// After a signal it waits a second for the fade at most: a device that cannot even take
-    /// that is let go.
+    /// that is let go. `armRingtoneTimer` is tried at each wake until it says it is armed (once
+    /// the device has opened).
     private func waitForReport(
-        _ ended: borrowing Mutex<PlaybackReport?>, wake: SignalWatcher.Event, interrupted: () -> Bool, exitInterrupted: () -> ExitCode
+        _ ended: borrowing Mutex<PlaybackReport?>, wake: SignalWatcher.Event, armRingtoneTimer: (() -> Bool)?,
+        interrupted: () -> Bool, exitInterrupted: () -> ExitCode
     ) throws -> PlaybackReport {
         let look = 0.25
         var signalledLooks = 0
+        var timerArmed = armRingtoneTimer == nil
         while true {
             if let report = ended.withLock({ $0 }) { return report }
+            if !timerArmed, let arm = armRingtoneTimer { timerArmed = arm() }
             if wake.wait(seconds: look) { continue }
             if interrupted() {
                 signalledLooks += 1

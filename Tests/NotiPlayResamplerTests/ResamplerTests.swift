@@ -91,8 +91,6 @@ func differenceDB(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>) -> Double {
 }
 
 @Suite struct ResamplerTests {
-    /// Chunks of any size (1 frame, primes, larger than the internal block) give the same samples
-    /// as one call, bit for bit, and the same length.
     /// Conversions of the same rates share one filter table (designed once per process), whatever
     /// their channels; another quality is another table. The two-stage upsampler shares both.
     @Test func conversionsOfTheSameRatesShareOneFilterDesign() throws {
@@ -106,6 +104,8 @@ func differenceDB(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>) -> Double {
         #expect(first.design === second.design && first.next?.design === second.next?.design)
     }
 
+    /// Chunks of any size (1 frame, primes, larger than the internal block) give the same samples
+    /// as one call, bit for bit, and the same length.
     @Test(arguments: conversions)
     func chunkedEqualsWhole(from: Int, to: Int) throws {
         for channels in [1, 2, 3] {

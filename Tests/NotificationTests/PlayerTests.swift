@@ -354,8 +354,9 @@ import Testing
         player.close()
     }
 
-    /// A critical sound fades out every other sound of the player, those on another stream (of
-    /// another rate) too; a sound that loses its voice to a newer one reports `.replaced`.
+    /// A critical sound fades out every other sound of the player, those of another rate too
+    /// (they share the device's one stream); a sound that loses its voice to a newer one reports
+    /// `.replaced`.
     @Test func preemptedAndReplacedAreTheirOwnOutcomes() throws {
         _ = try tone("ring48.caf", seconds: 0.2, rate: 48000)
         _ = try tone("alarm.caf", seconds: 0.1, rate: 44100)
