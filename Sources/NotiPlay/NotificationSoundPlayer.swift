@@ -222,7 +222,8 @@ public final class NotificationSoundPlayer: Sendable {
     /// waiting for `idleTimeout`: for a host that plays and then exits. `completion` runs on the
     /// callback thread, with each drained stream's figures; sounds asked for meanwhile play
     /// first. A device that stops taking sound delays it until the sound's stall report; one
-    /// stuck in the system may never let it run, so a host bounds its own wait.
+    /// stuck in the system may never let it run, so a host bounds its own wait. After ``close()``
+    /// it never runs, as no completion does.
     public func drain(completion: @escaping @Sendable ([StreamFigures]) -> Void) {
         core.post(.drain(completion))
     }
