@@ -27,8 +27,11 @@ final class SoundCache: Sendable {
             return (DecodedSoundSource(cached.sound, loops: loops), cached.layout)
         }
         let layout = Mutex<ChannelLayout?>(nil)
-        let source = try SoundSources.open(file, loops: loops, recordingLimit: limit / MemoryLayout<Float>.size) { [weak self] sound in
-            self?.remember(sound, layout: layout.withLock { $0 }, as: identity)
+        // Strong: the cache holds no source, so there is no cycle; it lives while the sound
+        // plays. (A weak reference's side table is what LeakSanitizer reported at every exit
+        // of the command, which plays through a player since its one play path.)
+        let source = try SoundSources.open(file, loops: loops, recordingLimit: limit / MemoryLayout<Float>.size) { [self] sound in
+            remember(sound, layout: layout.withLock { $0 }, as: identity)
         }
         let named = (source as? RecordingDecoderSource)?.channelLayout
         layout.withLock { $0 = named }

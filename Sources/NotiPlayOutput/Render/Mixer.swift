@@ -77,6 +77,16 @@ enum Mixer {
         return summary
     }
 
+    /// Whether any voice is playing: one started while the render thread slept.
+    @_noLocks
+    static func hasPlayingVoice(_ context: UnsafeMutablePointer<RenderContext>) -> Bool {
+        for index in 0..<context.pointee.slotCount
+        where (context.pointee.slots + index).pointee.phase.load(ordering: .acquiring) == VoicePhase.playing {
+            return true
+        }
+        return false
+    }
+
     /// Adds one voice's next period to the mix at its gain. Returns how many frames of the
     /// period the voice filled: all of them unless it ended or ran out of decoded frames.
     @_noLocks

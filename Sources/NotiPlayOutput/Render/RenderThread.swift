@@ -18,6 +18,7 @@ enum RenderThread {
         let bytesPerFrame = context.pointee.deviceChannels * context.pointee.sampleFormat.bytesPerSample
         let buffer = UnsafeRawPointer(context.pointee.deviceBuffer)
 
+        var tailHeard = false  // drained while idle, and woken only to end
         while !context.pointee.shutdown.load(ordering: .acquiring) {
             // Mix only once the device has room: a period mixed ahead would wait, already
             // rendered, inside the blocking write, and a stop (its fade) would be heard one
@@ -43,6 +44,14 @@ enum RenderThread {
                 // Several sounds may have started; EAGAIN (none left) ends the loop, as would an
                 // interruption, which only costs one more pass through here.
                 while sem_trywait(voiceStarted) == 0 {}
+                // Woken to end (`finish()` with nothing left to play, or `close()`): the tail has
+                // been heard; preparing and draining again costs the pulse plugin a round trip
+                // on every stop.
+                if context.pointee.shutdown.load(ordering: .acquiring)
+                    || (context.pointee.drainWhenIdle.load(ordering: .acquiring) && !Mixer.hasPlayingVoice(context)) {
+                    tailHeard = true
+                    break
+                }
                 device.prepare()
                 continue
             } else if frames == 0 {
@@ -89,7 +98,7 @@ enum RenderThread {
         }
         if context.pointee.shutdown.load(ordering: .acquiring) {
             device.drop()
-        } else {
+        } else if !tailHeard {
             device.drain()  // let the tail be heard
         }
     }
