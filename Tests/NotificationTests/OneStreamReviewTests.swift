@@ -45,6 +45,20 @@ extension PlayerTests {
             return NotificationSoundPlayer(configuration: configuration)
         }
 
+        /// Runs `body` with a player on `device`, then closes the player and lets go of every
+        /// thread the device still holds.
+        func withPlayer(
+            on device: ScriptedDevice, output: NotificationSoundPlayer.Output = .init(),
+            _ body: (NotificationSoundPlayer, Reports) throws -> Void
+        ) rethrows {
+            let player = player(device, output: output)
+            defer {
+                player.close()
+                device.release()
+            }
+            try body(player, Reports())
+        }
+
         func rms(_ samples: ArraySlice<Float>) -> Double {
             (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(1, samples.count))).squareRoot()
         }
@@ -58,17 +72,13 @@ extension PlayerTests {
         @Test func aSoundAtAnAbsurdRateDoesNotSilenceTheCriticalAlertAfterIt() throws {
             try wav("slow.wav", rate: 1000, frames: 100) { _ in 0.25 }
             let device = ScriptedDevice()
-            let player = player(device)
-            defer {
-                player.close()
-                device.release()
+            try withPlayer(on: device) { player, reports in
+                try player.play(.named("slow.wav")) { reports.add($0) }
+                #expect(reports.results(1) == [.finished])
+                try player.play(.criticalSoundNamed("default.caf", withAudioVolume: 1)) { reports.add($0) }
+                let critical = reports.results(1).last
+                #expect(critical == .finished, "the critical alert after a 1 kHz sound: \(String(describing: critical))")
             }
-            let reports = Reports()
-            try player.play(.named("slow.wav")) { reports.add($0) }
-            #expect(reports.results(1) == [.finished])
-            try player.play(.criticalSoundNamed("default.caf", withAudioVolume: 1)) { reports.add($0) }
-            let critical = reports.results(1).last
-            #expect(critical == .finished, "the critical alert after a 1 kHz sound: \(String(describing: critical))")
         }
 
         /// A stream opened by an 8 kHz sound (a telephone-band beep) keeps 8 kHz for as long as
@@ -78,26 +88,22 @@ extension PlayerTests {
             try wav("beep8k.wav", rate: 8000, frames: 800) { _ in 0 }
             try wav("tone44k.wav", rate: 44100, frames: 13230) { Float(0.5 * sin(2 * Double.pi * 6000 * Double($0) / 44100)) }
             let device = ScriptedDevice()
-            let player = player(device)
-            defer {
-                player.close()
-                device.release()
+            try withPlayer(on: device) { player, reports in
+                try player.play(.named("beep8k.wav")) { reports.add($0) }
+                #expect(reports.results(1) == [.finished])
+                try player.play(.named("tone44k.wav")) { reports.add($0) }
+                let second = reports.wait(1).last
+                #expect(second?.result == .finished)
+                let rate = second?.stream?.format.sampleRate ?? 0
+                let captured = device.samples(ofStream: 0)
+                let streamChannels = device.format(ofStream: 0)?.channelCount ?? 2
+                // The tone's middle third, wherever the stream's rate put it (after the beep's frames).
+                let beepFrames = 800 * rate / 8000
+                let toneFrames = 13230 * rate / 44100
+                let from = streamChannels * (beepFrames + toneFrames / 3), to = streamChannels * (beepFrames + 2 * toneFrames / 3)
+                let level = to <= captured.count ? rms(captured[from..<to]) : 0
+                #expect(level > 0.3, "the 6 kHz tone played at RMS \(level) on a \(rate) Hz stream")
             }
-            let reports = Reports()
-            try player.play(.named("beep8k.wav")) { reports.add($0) }
-            #expect(reports.results(1) == [.finished])
-            try player.play(.named("tone44k.wav")) { reports.add($0) }
-            let second = reports.wait(1).last
-            #expect(second?.result == .finished)
-            let rate = second?.stream?.format.sampleRate ?? 0
-            let captured = device.samples(ofStream: 0)
-            let streamChannels = device.format(ofStream: 0)?.channelCount ?? 2
-            // The tone's middle third, wherever the stream's rate put it (after the beep's frames).
-            let beepFrames = 800 * rate / 8000
-            let toneFrames = 13230 * rate / 44100
-            let from = streamChannels * (beepFrames + toneFrames / 3), to = streamChannels * (beepFrames + 2 * toneFrames / 3)
-            let level = to <= captured.count ? rms(captured[from..<to]) : 0
-            #expect(level > 0.3, "the 6 kHz tone played at RMS \(level) on a \(rate) Hz stream")
         }
 
         /// `drain` closes the device on a thread of its own, after the tail has played; a sound
@@ -108,23 +114,19 @@ extension PlayerTests {
         /// (A play that reaches the control thread with the drain, in one batch, plays.)
         @Test func aSoundPlayedJustAfterADrainPlaysOnADeviceThatAllowsOneOpen() throws {
             let device = ScriptedDevice(paced: true, exclusive: true)
-            let player = player(device, output: .init(periodMicroseconds: 100_000, periodsPerBuffer: 3))
-            defer {
-                player.close()
-                device.release()
+            try withPlayer(on: device, output: .init(periodMicroseconds: 100_000, periodsPerBuffer: 3)) { player, reports in
+                try player.play(.named("default.caf")) { reports.add($0) }
+                #expect(reports.results(1) == [.finished])
+                let drained = DispatchSemaphore(value: 0)
+                player.drain { _ in drained.signal() }
+                // After the control thread has handled the drain (a play in the same batch of
+                // commands would take the open stream), while the tail plays.
+                usleep(30_000)
+                try player.play(.named("default.caf")) { reports.add($0) }
+                let second = reports.results(1).last
+                #expect(second == .finished, "the sound asked for after drain: \(String(describing: second)); \(device.counts)")
+                #expect(drained.wait(timeout: .now() + 10) == .success)
             }
-            let reports = Reports()
-            try player.play(.named("default.caf")) { reports.add($0) }
-            #expect(reports.results(1) == [.finished])
-            let drained = DispatchSemaphore(value: 0)
-            player.drain { _ in drained.signal() }
-            // After the control thread has handled the drain (a play in the same batch of
-            // commands would take the open stream), while the tail plays.
-            usleep(30_000)
-            try player.play(.named("default.caf")) { reports.add($0) }
-            let second = reports.results(1).last
-            #expect(second == .finished, "the sound asked for after drain: \(String(describing: second)); \(device.counts)")
-            #expect(drained.wait(timeout: .now() + 10) == .success)
         }
 
         /// A drain while the device is still opening for a sound that was cancelled meanwhile
@@ -135,24 +137,20 @@ extension PlayerTests {
         /// starting, a Bluetooth sink waking.)
         @Test func aDrainDuringASlowOpenDoesNotRefuseTheNextSound() throws {
             let device = ScriptedDevice(opening: .blocks)
-            let player = player(device)
-            defer {
-                player.close()
-                device.release()
+            try withPlayer(on: device) { player, reports in
+                let first = try player.play(.named("default.caf")) { reports.add($0) }
+                #expect(device.wait { $0.blockedOpens == 1 })
+                player.cancel(first)
+                #expect(reports.results(1) == [.cancelled])
+                let drained = DispatchSemaphore(value: 0)
+                player.drain { _ in drained.signal() }
+                #expect(drained.wait(timeout: .now() + 10) == .success)
+                try player.play(.named("default.caf")) { reports.add($0) }
+                usleep(100_000)
+                device.release()  // the open returns, well within its 5 s
+                let second = reports.results(1).last
+                #expect(second == .finished, "the sound after the drain: \(String(describing: second))")
             }
-            let reports = Reports()
-            let first = try player.play(.named("default.caf")) { reports.add($0) }
-            #expect(device.wait { $0.blockedOpens == 1 })
-            player.cancel(first)
-            #expect(reports.results(1) == [.cancelled])
-            let drained = DispatchSemaphore(value: 0)
-            player.drain { _ in drained.signal() }
-            #expect(drained.wait(timeout: .now() + 10) == .success)
-            try player.play(.named("default.caf")) { reports.add($0) }
-            usleep(100_000)
-            device.release()  // the open returns, well within its 5 s
-            let second = reports.results(1).last
-            #expect(second == .finished, "the sound after the drain: \(String(describing: second))")
         }
 
         /// A rate just under 32 × the stream's with no small ratio (1,411,199 Hz → 44.1 kHz) would
@@ -165,28 +163,24 @@ extension PlayerTests {
             let rates = (0..<8).map { 1_411_199 - 2 * $0 }
             for rate in rates { try wav("hostile-\(rate).wav", rate: rate, channels: 1, frames: rate / 100) { _ in 0.1 } }
             let device = ScriptedDevice()
-            let player = player(device)
-            defer {
-                player.close()
-                device.release()
-            }
-            let reports = Reports()
-            try player.play(.named("default.caf")) { reports.add($0) }  // a 44.1 kHz stream
-            #expect(reports.results(1) == [.finished])
-            let before = ProcessMemory.residentKiB() ?? 0
-            for rate in rates {
-                try player.play(.named("hostile-\(rate).wav")) { reports.add($0) }
-                let result = reports.results(1).last
-                guard case .failed(let error)? = result else {
-                    Issue.record("a \(rate) Hz sound: \(String(describing: result))")
-                    continue
+            try withPlayer(on: device) { player, reports in
+                try player.play(.named("default.caf")) { reports.add($0) }  // a 44.1 kHz stream
+                #expect(reports.results(1) == [.finished])
+                let before = ProcessMemory.residentKiB() ?? 0
+                for rate in rates {
+                    try player.play(.named("hostile-\(rate).wav")) { reports.add($0) }
+                    let result = reports.results(1).last
+                    guard case .failed(let error)? = result else {
+                        Issue.record("a \(rate) Hz sound: \(String(describing: result))")
+                        continue
+                    }
+                    #expect(error.description == "cannot resample from \(rate) Hz to 44100 Hz here: its filter would take 20 MB")
                 }
-                #expect(error.description == "cannot resample from \(rate) Hz to 44100 Hz here: its filter would take 20 MB")
+                try player.play(.named("default.caf")) { reports.add($0) }
+                #expect(reports.results(1).last == .finished)
+                let grown = ((ProcessMemory.residentKiB() ?? 0) - before) / 1024
+                #expect(grown < 16, "resident memory grew by \(grown) MiB after \(rates.count) refused sounds")
             }
-            try player.play(.named("default.caf")) { reports.add($0) }
-            #expect(reports.results(1).last == .finished)
-            let grown = ((ProcessMemory.residentKiB() ?? 0) - before) / 1024
-            #expect(grown < 16, "resident memory grew by \(grown) MiB after \(rates.count) refused sounds")
         }
 
         /// One decode worker fills every voice's ring, and a sound is converted with all its
@@ -212,27 +206,23 @@ extension PlayerTests {
             try bytes.write(to: URL(fileURLWithPath: folder.file("wide.wav")))
 
             let device = ScriptedDevice(paced: true)
-            let player = player(device)
-            defer {
-                player.close()
-                device.release()
+            try withPlayer(on: device) { player, reports in
+                let clock = ContinuousClock()
+                let started = clock.now
+                let firstEnded = Mutex<Duration?>(nil)
+                try player.play(.named("default.caf")) { report in  // 0.9 s, opens a 44.1 kHz stream
+                    firstEnded.withLock { $0 = clock.now - started }
+                    reports.add(report)
+                }
+                usleep(100_000)
+                try player.play(.named("wide.wav")) { reports.add($0) }
+                let firstReport = reports.wait(2).first { $0.file == "default.caf" }
+                let ended = firstEnded.withLock { $0 }
+                #expect(firstReport?.result == .finished)
+                let starved = firstReport?.stream?.starvedWaits ?? -1
+                #expect(starved == 0, "periods in which every voice waited for the decoder: \(starved)")
+                #expect((ended ?? .seconds(99)) < .milliseconds(1300), "the 0.9 s sound ended after \(String(describing: ended))")
             }
-            let reports = Reports()
-            let clock = ContinuousClock()
-            let started = clock.now
-            let firstEnded = Mutex<Duration?>(nil)
-            try player.play(.named("default.caf")) { report in  // 0.9 s, opens a 44.1 kHz stream
-                firstEnded.withLock { $0 = clock.now - started }
-                reports.add(report)
-            }
-            usleep(100_000)
-            try player.play(.named("wide.wav")) { reports.add($0) }
-            let firstReport = reports.wait(2).first { $0.file == "default.caf" }
-            let ended = firstEnded.withLock { $0 }
-            #expect(firstReport?.result == .finished)
-            let starved = firstReport?.stream?.starvedWaits ?? -1
-            #expect(starved == 0, "periods in which every voice waited for the decoder: \(starved)")
-            #expect((ended ?? .seconds(99)) < .milliseconds(1300), "the 0.9 s sound ended after \(String(describing: ended))")
         }
 
         /// `Configuration.output` is public and unchecked: values a host may pass by mistake
