@@ -40,7 +40,9 @@ public final class NotificationSoundPlayer: Sendable {
         public var output: Output
         /// Runs each device open (on the opener's thread): the command points fd 2 away from
         /// libraries that print while a device opens (libjack). A library never touches a
-        /// host's descriptors, so this is the command's alone.
+        /// host's descriptors, so this is the command's alone. Opens may overlap (a device
+        /// reopened while another opens): a hook that swaps process state must count them; the
+        /// command's opens one device once.
         package var aroundDeviceOpen: @Sendable (_ open: () -> Void) -> Void = { open in open() }
         /// Where sound goes: ALSA, or in the lifecycle tests a scripted device.
         package var backend = PCMBackend.alsa

@@ -193,7 +193,8 @@ final class PlayerControl {
             source = try ConvertingSource.converting(
                 prepared.source, layout: prepared.layout, to: engine.format.sampleRate, channels: engine.format.channelCount) ?? prepared.source
         } catch {
-            end(id, .failed(.playback(.source(error.description))))
+            // Say where the other rate comes from: the stream's, which another sound may have set.
+            end(id, .failed(.playback(.source("\(error.description) (\(engine.format.sampleRate) Hz is the rate the device's stream is open at)"))))
             markIdleIfUnused(key)
             return
         }
