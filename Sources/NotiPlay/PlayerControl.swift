@@ -184,8 +184,7 @@ final class PlayerControl {
     }
 
     /// Plays `prepared` on an open device, converted to its stream's rate. A critical sound
-    /// fades out every other sound of the player, on every device (the engine itself fades those
-    /// that share its stream).
+    /// fades out every other sound of the device: the engine does it, as they share its stream.
     private func start(_ prepared: Prepared, on engine: PlaybackEngine, _ key: EngineKey) {
         let core = self.core, id = prepared.id
         let source: any FrameSource
@@ -205,9 +204,6 @@ final class PlayerControl {
             }
             sounds[id]?.voice = voice
             if case .open(_, .idle)? = devices[key] { devices[key] = .open(engine, .started(core.configuration.deviceDeadlines)) }
-            if prepared.isCritical {
-                for case let (other, .open(otherEngine, _)) in devices where other != key { otherEngine.preemptNonCritical() }
-            }
         } catch .everySlotFading {
             parked[key] = capped(parked[key, default: []] + [prepared])
         } catch {

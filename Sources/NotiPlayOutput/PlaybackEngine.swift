@@ -18,7 +18,7 @@ public enum VoiceOutcome: Sendable, Equatable {
 public enum StopReason: Sendable, Equatable {
     /// `stop(_:)` or `stopAll()`: the caller asked.
     case cancelled
-    /// A critical sound started (`play(critical: true)` or `preemptNonCritical()`).
+    /// A critical sound started (`play(critical: true)`).
     case preempted
     /// Every voice was taken and this one, the oldest, made room (see the voice policy).
     case replaced
@@ -290,14 +290,6 @@ public final class PlaybackEngine: @unchecked Sendable {
     public func stopAll() {
         state.withLock { state in
             for (index, voice) in state.voices { stopVoice(voice, at: index, .cancelled) }
-        }
-    }
-
-    /// Fades out every non-critical voice (`.stopped(.preempted)`): a critical sound started on
-    /// another engine of the same player.
-    public func preemptNonCritical() {
-        state.withLock { state in
-            for (index, voice) in state.voices where !voice.critical { stopVoice(voice, at: index, .preempted) }
         }
     }
 

@@ -82,22 +82,21 @@ public final class Resampler {
     /// The first stage's output, the second's input: room for one block.
     let middle: UnsafeMutableBufferPointer<Float>
 
+    /// This stage's filter, shared by every conversion of these rates: its shape and coefficients.
+    let design: FilterDesign
     // This stage's ratio in lowest terms: `up` output frames per `down` input frames.
-    let up: Int
-    let down: Int
+    var up: Int { design.up }
+    var down: Int { design.down }
     /// Taps per phase (a multiple of 8, for the SIMD loop); the filter spans `taps` input frames.
-    let taps: Int
+    var taps: Int { design.taps }
     /// Phases stored: `up` when exact, `interpolatedPhases + 1` when the ratio's `up` is too large
     /// to tabulate (then each output blends the two nearest phases).
-    let phaseCount: Int
-    let exactPhases: Bool
+    var exactPhases: Bool { design.exactPhases }
+    /// phaseCount × taps coefficients, phase-major; each phase is reversed so that a forward dot
+    /// product with the history gives the output.
+    var coefficients: UnsafeMutablePointer<Float> { design.coefficients }
     /// The AVX2 + FMA kernels (CResamplerKernels) rather than the Swift SIMD loops.
     let useFMA: Bool
-    /// phaseCount × taps coefficients, phase-major; each phase is reversed so that a forward dot
-    /// product with the history gives the output. `design`'s, shared by every conversion of
-    /// these rates; held here too so the loops reach it without a hop.
-    let coefficients: UnsafeMutablePointer<Float>
-    let design: FilterDesign
 
     /// Per channel, `capacity` frames of input; `history[c * capacity + j]` is input frame
     /// `bufferStart + j`. It starts with `taps / 2 - 1` zeros: the silence before the stream.
@@ -177,11 +176,9 @@ public final class Resampler {
             band: band.map { [$0.passband, $0.stopband] }, forceInterpolatedPhases: forceInterpolatedPhases)
         let bytes = FilterDesign.Shape(key).byteCount
         guard bytes <= maximumTableBytes else { throw .filterTooLarge(from: inputRate, to: outputRate, bytes: bytes) }
-        let shared = FilterDesign.shared(key)
-        design = shared
-        (up, down, taps, phaseCount, exactPhases, coefficients) =
-            (shared.up, shared.down, shared.taps, shared.phaseCount, shared.exactPhases, shared.coefficients)
-        let half = taps / 2
+        let design = FilterDesign.shared(key)
+        self.design = design
+        let (taps, half) = (design.taps, design.taps / 2)
 
         capacity = taps + Self.blockFrames + 8
         history = .allocate(capacity: capacity * channelCount)
@@ -189,7 +186,7 @@ public final class Resampler {
         // Frames before the stream are zeros: the first output's filter reaches `half - 1` back.
         bufferStart = -(half - 1)
         bufferEnd = 0
-        let middleFrames = next == nil ? 0 : (Self.blockFrames + taps + 2) * up / down + 2
+        let middleFrames = next == nil ? 0 : (Self.blockFrames + taps + 2) * design.up / design.down + 2
         middle = .allocate(capacity: middleFrames * channelCount)
         middle.initialize(repeating: 0)
     }
@@ -311,8 +308,9 @@ public final class Resampler {
         let end = limit - outputFrames
         let bufferEnd = bufferEnd
         let bufferStart = bufferStart
+        // Locals: the loops below read them at every output frame.
         let (channelCount, capacity, taps, up, useFMA) = (channelCount, capacity, taps, up, useFMA)
-        let (history, coefficients) = (history, coefficients)
+        let (history, coefficients, exactPhases) = (history, coefficients, exactPhases)
         defer {
             self.inputIndex = inputIndex
             self.phase = phase
