@@ -85,13 +85,13 @@ public final class Resampler {
     /// This stage's filter, shared by every conversion of these rates: its shape and coefficients.
     let design: FilterDesign
     // This stage's ratio in lowest terms: `up` output frames per `down` input frames.
-    var up: Int { design.up }
-    var down: Int { design.down }
+    var up: Int { design.shape.up }
+    var down: Int { design.shape.down }
     /// Taps per phase (a multiple of 8, for the SIMD loop); the filter spans `taps` input frames.
-    var taps: Int { design.taps }
+    var taps: Int { design.shape.taps }
     /// Phases stored: `up` when exact, `interpolatedPhases + 1` when the ratio's `up` is too large
     /// to tabulate (then each output blends the two nearest phases).
-    var exactPhases: Bool { design.exactPhases }
+    var exactPhases: Bool { design.shape.exactPhases }
     /// phaseCount × taps coefficients, phase-major; each phase is reversed so that a forward dot
     /// product with the history gives the output.
     var coefficients: UnsafeMutablePointer<Float> { design.coefficients }
@@ -178,7 +178,7 @@ public final class Resampler {
         guard bytes <= maximumTableBytes else { throw .filterTooLarge(from: inputRate, to: outputRate, bytes: bytes) }
         let design = FilterDesign.shared(key)
         self.design = design
-        let (taps, half) = (design.taps, design.taps / 2)
+        let (taps, half) = (design.shape.taps, design.shape.taps / 2)
 
         capacity = taps + Self.blockFrames + 8
         history = .allocate(capacity: capacity * channelCount)
@@ -186,7 +186,7 @@ public final class Resampler {
         // Frames before the stream are zeros: the first output's filter reaches `half - 1` back.
         bufferStart = -(half - 1)
         bufferEnd = 0
-        let middleFrames = next == nil ? 0 : (Self.blockFrames + taps + 2) * design.up / design.down + 2
+        let middleFrames = next == nil ? 0 : (Self.blockFrames + taps + 2) * design.shape.up / design.shape.down + 2
         middle = .allocate(capacity: middleFrames * channelCount)
         middle.initialize(repeating: 0)
     }
@@ -541,13 +541,9 @@ final class FilterDesign: @unchecked Sendable {
         }
     }
 
-    let up: Int
-    let down: Int
-    let taps: Int
-    let phaseCount: Int
-    let exactPhases: Bool
+    let shape: Shape
     let coefficients: UnsafeMutablePointer<Float>
-    let byteCount: Int
+    var byteCount: Int { shape.byteCount }
 
     /// What is kept for reuse: at most this many bytes of tables in all, each at most a quarter
     /// of it (a rare rate's large table is designed for its sound and let go with it); past
@@ -579,9 +575,8 @@ final class FilterDesign: @unchecked Sendable {
 
     private init(_ key: Key) {
         let shape = Shape(key)
-        (up, down, taps, phaseCount, exactPhases) = (shape.up, shape.down, shape.taps, shape.phaseCount, shape.exactPhases)
-        byteCount = shape.byteCount
-        let tablePhases = shape.tablePhases
+        self.shape = shape
+        let (taps, phaseCount, tablePhases) = (shape.taps, shape.phaseCount, shape.tablePhases)
 
         // Phase p puts the output at fraction p / tablePhases past input frame i; tap m reads
         // input frame i - half + 1 + m, at distance x = p / tablePhases + half - 1 - m from it.
