@@ -23,7 +23,9 @@ import Synchronization
 ///
 /// Every sound is mixed into one stream per device, at the first sound's rate (or the device's
 /// nearest); sounds at other rates are converted in the decode worker. Each device stays open
-/// for `idleTimeout` after its last sound, so the next starts within a period; decoded sounds are cached by file identity (device, inode, size, modification time).
+/// for `idleTimeout` after its last sound, so the next starts within a period. Sounds are cached
+/// by file identity (device, inode, size, modification time), decoded and converted for their
+/// stream, so a sound played again is neither decoded nor converted again.
 /// An idle player wakes for nothing.
 public final class NotificationSoundPlayer: Sendable {
     public struct Configuration: Sendable {
@@ -34,7 +36,7 @@ public final class NotificationSoundPlayer: Sendable {
         public var idleTimeout: Double
         /// The user's settings; by default read from the configuration file.
         public var policy: SoundPolicy?
-        /// Bytes of decoded sound kept for replay; 0 streams every sound from its file.
+        /// Bytes of sound kept for replay, decoded and converted; 0 streams every sound from its file.
         public var cacheLimit: Int
         /// How the device streams are set up.
         public var output: Output
@@ -131,6 +133,8 @@ public final class NotificationSoundPlayer: Sendable {
     }
 
     private let core: PlayerCore
+    /// What the cache holds and saved, for the tests.
+    package var cacheFigures: SoundCacheFigures { core.cache.figures }
     /// Warnings from the configuration file and from the configured app folders, for the daemon to log.
     public let configurationWarnings: [String]
 

@@ -59,9 +59,7 @@ final class PlayerControl {
     /// A sound looked up and opened, ready for a device.
     private struct Prepared {
         let id: PlaybackID
-        let source: any FrameSource
-        /// The speakers the file names for its channels, for the mapping onto the stream's.
-        let layout: ChannelLayout?
+        let sound: SoundCache.Opened
         let volume: Float
         let isCritical: Bool
     }
@@ -138,8 +136,7 @@ final class PlayerControl {
                 return
             }
             path = file.path
-            let (source, layout) = try core.cache.source(for: file, loops: loops)
-            prepared = Prepared(id: id, source: source, layout: layout, volume: volume, isCritical: isCritical)
+            prepared = Prepared(id: id, sound: try core.cache.open(file, loops: loops), volume: volume, isCritical: isCritical)
         } catch {
             core.finish(id, .failed(error), warnings: warnings)
             return
@@ -183,14 +180,15 @@ final class PlayerControl {
         return .play(file, volume: isCritical ? volume : volume * gain, loops: loops, isCritical: isCritical)
     }
 
-    /// Plays `prepared` on an open device, converted to its stream's rate. A critical sound
-    /// fades out every other sound of the device: the engine does it, as they share its stream.
+    /// Plays `prepared` on an open device, converted to its stream's rate and channels (or from
+    /// the cache's conversion). A critical sound fades out every other sound of the device: the
+    /// engine does it, as they share its stream.
     private func start(_ prepared: Prepared, on engine: PlaybackEngine, _ key: EngineKey) {
         let core = self.core, id = prepared.id
         let source: any FrameSource
         do throws(Resampler.SetupError) {
-            source = try ConvertingSource.converting(
-                prepared.source, layout: prepared.layout, to: engine.format.sampleRate, channels: engine.format.channelCount) ?? prepared.source
+            let shape = SoundCache.StreamShape(sampleRate: engine.format.sampleRate, channelCount: engine.format.channelCount)
+            source = try core.cache.frames(of: prepared.sound, on: shape)
         } catch {
             // Say where the other rate comes from: the stream's, which another sound may have set.
             end(id, .failed(.playback(.source("\(error.description) (\(engine.format.sampleRate) Hz is the rate the device's stream is open at)"))))
@@ -253,10 +251,10 @@ final class PlayerControl {
         devices[key] = .opening(attempt: attempt, deadline: monotonicNanoseconds() + UInt64(core.configuration.deviceDeadlines.open) * 1_000_000_000, waiting: waiting)
         let core = self.core, device = core.configuration.device, output = core.configuration.output
         let backend = core.configuration.backend
-        let firstRate = Int(first.source.sampleRate.rounded())
+        let firstRate = Int(first.sound.sampleRate.rounded())
         let rate = output.streamRates.map { min(max(firstRate, $0.lowerBound), $0.upperBound) } ?? firstRate
         let request = PCMRequest(
-            sampleRate: rate, channelCount: output.streamChannels ?? first.source.channelCount,
+            sampleRate: rate, channelCount: output.streamChannels ?? first.sound.channelCount,
             formats: output.formats, periodMicroseconds: output.periodMicroseconds, periodsPerBuffer: output.periodsPerBuffer,
             acceptsNearestRate: true)
         let aroundOpen = core.configuration.aroundDeviceOpen

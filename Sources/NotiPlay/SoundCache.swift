@@ -1,58 +1,186 @@
 import NotiPlayDecoder
 import NotiPlayOutput
+import NotiPlayResampler
 import Synchronization
 
-/// Decoded sounds kept for replay, by file identity (device, inode, size, modification time),
-/// oldest let go first, at most `limit` bytes of samples in all. A sound's first play streams
-/// from the file and records what it decodes (see ``RecordingDecoderSource``); the recording
-/// arrives on the engine's decode worker, hence the lock.
+/// Sounds kept for replay, by file identity (device, inode, size, modification time): each as
+/// it was decoded and as it was converted for each stream it played on, so a sound played again
+/// on the same stream is neither decoded nor converted again. At most `limit` bytes of samples
+/// in all; the sound cached first is let go first, with all its forms. A sound's first play
+/// streams from the file and records what it decodes and what its conversion puts out; the
+/// recordings arrive on the engine's decode worker, hence the lock.
 final class SoundCache: Sendable {
-    private struct Entries {
-        var sounds: [FileIdentity: (sound: DecodedSound, layout: ChannelLayout?)] = [:]
+    /// What a stream takes: the rate and channels a cached conversion was made for.
+    struct StreamShape: Hashable {
+        var sampleRate: Int
+        var channelCount: Int
+    }
+
+    /// One file's forms.
+    struct Entry {
+        /// As decoded: nil when only conversions of it are left (or libsndfile read it).
+        var decoded: DecodedSound?
+        /// The speakers the file names for its channels.
+        var layout: ChannelLayout?
+        var converted: [StreamShape: DecodedSound] = [:]
+
+        var bytes: Int {
+            converted.values.reduce(decoded.map(Self.bytes) ?? 0) { $0 + Self.bytes($1) }
+        }
+        static func bytes(_ sound: DecodedSound) -> Int { sound.samples.count * MemoryLayout<Float>.size }
+    }
+
+    /// A sound looked up for a play: its cached forms and, when they do not hold its decode, its
+    /// file opened for streaming. Which form plays is decided once the stream's shape is known
+    /// (``frames(of:on:)``); until then it waits for its device holding this.
+    struct Opened {
+        fileprivate let identity: FileIdentity
+        fileprivate let loops: Bool
+        fileprivate let cached: Entry?
+        fileprivate let file: (any FrameSource)?
+        fileprivate let layout: ChannelLayout?
+        let sampleRate: Double
+        let channelCount: Int
+    }
+
+    private struct State {
+        var entries: [FileIdentity: Entry] = [:]
         var order: [FileIdentity] = []
         var bytes = 0
+        var figures = SoundCacheFigures()
     }
 
     let limit: Int
-    private let entries = Mutex(Entries())
+    private let state = Mutex(State())
 
     init(limit: Int) { self.limit = max(0, limit) }
 
-    /// The cached decode when the file has not changed since; otherwise the file, streamed and
-    /// recorded for the cache unless it is larger than the whole cache. With it, the speakers the
-    /// file names for its channels (nil: it names none, or libsndfile read it).
-    func source(for file: SoundFile, loops: Bool) throws(NotificationSoundError) -> (source: any FrameSource, layout: ChannelLayout?) {
+    /// `file`'s cached forms, if it has not changed since they were made; its decode from the
+    /// file (recorded for the cache unless larger than the whole cache) when they lack it.
+    func open(_ file: SoundFile, loops: Bool) throws(NotificationSoundError) -> Opened {
         let identity = file.file.identity
-        if let cached = entries.withLock({ $0.sounds[identity] }) {
-            return (DecodedSoundSource(cached.sound, loops: loops), cached.layout)
+        let cached = state.withLock { $0.entries[identity] }
+        if let cached, let decoded = cached.decoded {
+            return Opened(identity: identity, loops: loops, cached: cached, file: nil, layout: cached.layout,
+                          sampleRate: decoded.sampleRate, channelCount: decoded.channelCount)
         }
         let layout = Mutex<ChannelLayout?>(nil)
         // Strong: the cache holds no source, so there is no cycle; it lives while the sound
         // plays. (A weak reference's side table is what LeakSanitizer reported at every exit
         // of the command, which plays through a player since its one play path.)
         let source = try SoundSources.open(file, loops: loops, recordingLimit: limit / MemoryLayout<Float>.size) { [self] sound in
-            remember(sound, layout: layout.withLock { $0 }, as: identity)
+            remember(identity) { $0.decoded = sound; $0.layout = layout.withLock { $0 } }
         }
         let named = (source as? RecordingDecoderSource)?.channelLayout
         layout.withLock { $0 = named }
-        return (source, named)
+        state.withLock { $0.figures.fileOpens += 1 }
+        return Opened(identity: identity, loops: loops, cached: cached, file: source, layout: named, sampleRate: source.sampleRate, channelCount: source.channelCount)
     }
 
-    /// Samples held, for the tests.
-    var byteCount: Int { entries.withLock { $0.bytes } }
+    /// The frames `sound` plays on a stream of `shape`: its cached conversion for that stream,
+    /// or its decode converted as it plays (``ConvertingSource``) and recorded for the next
+    /// time; as it is when the stream takes it unconverted. A looping sound is always converted
+    /// as it plays: the filter runs across its seam, which a one-shot recording does not hold.
+    func frames(of sound: Opened, on shape: StreamShape) throws(Resampler.SetupError) -> any FrameSource {
+        if !sound.loops, let converted = sound.cached?.converted[shape] {
+            return DecodedSoundSource(converted)
+        }
+        let decode: any FrameSource = sound.file ?? DecodedSoundSource(sound.cached!.decoded!, loops: sound.loops)
+        guard let converting = try ConvertingSource.converting(
+            decode, layout: sound.layout, to: shape.sampleRate, channels: shape.channelCount) else { return decode }
+        state.withLock { $0.figures.conversions += 1 }
+        guard !sound.loops else { return converting }
+        let identity = sound.identity
+        return RecordingSource(converting, limit: limit / MemoryLayout<Float>.size) { [self] converted in
+            remember(identity) { $0.converted[shape] = converted }
+        }
+    }
 
-    private func remember(_ sound: DecodedSound, layout: ChannelLayout?, as identity: FileIdentity) {
-        let bytes = sound.samples.count * MemoryLayout<Float>.size
-        guard bytes <= limit else { return }
-        entries.withLock { entries in
-            guard entries.sounds[identity] == nil else { return }
-            entries.sounds[identity] = (sound, layout)
-            entries.order.append(identity)
-            entries.bytes += bytes
-            while entries.bytes > limit, let oldest = entries.order.first {
-                entries.order.removeFirst()
-                entries.bytes -= (entries.sounds.removeValue(forKey: oldest)?.sound.samples.count ?? 0) * MemoryLayout<Float>.size
+    var figures: SoundCacheFigures {
+        state.withLock { state in
+            var figures = state.figures
+            figures.bytes = state.bytes
+            return figures
+        }
+    }
+
+    /// Adds a form to `identity`'s entry (made if it has none), unless that form is there
+    /// already; then lets the oldest entries go until the cache is within its limit.
+    private func remember(_ identity: FileIdentity, _ add: (inout Entry) -> Void) {
+        state.withLock { state in
+            var entry = state.entries[identity] ?? Entry()
+            let before = entry.bytes
+            add(&entry)
+            guard entry.bytes <= limit else { return }
+            if state.entries[identity] == nil { state.order.append(identity) }
+            state.entries[identity] = entry
+            state.bytes += entry.bytes - before
+            var index = 0
+            while state.bytes > limit, index < state.order.count {
+                let oldest = state.order[index]
+                if oldest == identity { index += 1; continue }
+                state.order.remove(at: index)
+                state.bytes -= state.entries.removeValue(forKey: oldest)?.bytes ?? 0
             }
         }
+    }
+}
+
+/// What a player's cache holds and did, for the tests and the figures.
+package struct SoundCacheFigures: Equatable, Sendable {
+    /// Samples held, in bytes.
+    package var bytes = 0
+    /// Plays that opened their file (their decode was not cached).
+    package var fileOpens = 0
+    /// Plays converted to their stream as they played (not from a cached conversion).
+    package var conversions = 0
+
+    package init(bytes: Int = 0, fileOpens: Int = 0, conversions: Int = 0) {
+        self.bytes = bytes
+        self.fileOpens = fileOpens
+        self.conversions = conversions
+    }
+}
+
+/// Hands out another source's frames and keeps a copy of them; at their end, if they all fit
+/// in `limit` samples, gives the whole recording to `onComplete`, once. For a source that ends.
+final class RecordingSource: FrameSource {
+    private let source: any FrameSource
+    private let limit: Int
+    private var recorded: [Float] = []
+    private var onComplete: ((DecodedSound) -> Void)?
+
+    init(_ source: any FrameSource, limit: Int, onComplete: @escaping (DecodedSound) -> Void) {
+        self.source = source
+        self.limit = limit
+        let expected = source.duration.map { $0 * source.sampleRate * Double(source.channelCount) } ?? .infinity
+        if expected <= Double(limit) { self.onComplete = onComplete }
+    }
+
+    var sampleRate: Double { source.sampleRate }
+    var channelCount: Int { source.channelCount }
+    var duration: Double? { source.duration }
+
+    func read(into buffer: UnsafeMutableBufferPointer<Float>) throws -> Int {
+        let frames = try source.read(into: buffer)
+        guard let onComplete else { return frames }
+        let samples = frames * source.channelCount
+        if frames == 0 {
+            onComplete(DecodedSound(sampleRate: source.sampleRate, channelCount: source.channelCount, samples: recorded))
+            stop()
+        } else if recorded.count + samples > limit {
+            stop()
+        } else {
+            if recorded.isEmpty, let duration = source.duration {
+                recorded.reserveCapacity(Int((duration * source.sampleRate).rounded(.up)) * source.channelCount + samples)
+            }
+            recorded.append(contentsOf: buffer.prefix(samples))
+        }
+        return frames
+    }
+
+    private func stop() {
+        onComplete = nil
+        recorded = []
     }
 }

@@ -119,6 +119,73 @@ import Testing
         #expect(try samples(capture) == decoded + decoded)
     }
 
+    /// The stream opens at 44.1 kHz for the first sound; a 48 kHz sound played on it twice is
+    /// converted once: the second play is the first's conversion, bit for bit, from the cache.
+    @Test func aSoundPlayedAgainOnTheSameStreamIsNeitherDecodedNorConvertedAgain() throws {
+        let first = try tone("first.caf", seconds: 0.1)
+        let other = try tone("other.caf", seconds: 0.2, rate: 48000)
+        let capture = folder.file("converted-twice.raw")
+        let reports = Reports()
+        let player = player(capture: capture)
+        for name in ["first.caf", "other.caf", "other.caf"] {
+            try player.play(.named(name)) { reports.add($0) }
+            _ = reports.wait(1)
+        }
+        #expect(reports.values.withLock { $0.map(\.result) } == [.finished, .finished, .finished])
+        let figures = player.cacheFigures
+        player.close()
+        let played = try samples(capture), decodedFirst = try SoundDecoder(path: first).readAll()
+        let decodedOther = try SoundDecoder(path: other).readAll()
+        let convertedCount = Int((Double(decodedOther.count / 2) * 44100 / 48000).rounded()) * 2
+        try #require(played.count == decodedFirst.count + 2 * convertedCount)
+        #expect(Array(played[..<decodedFirst.count]) == decodedFirst)
+        let once = played[decodedFirst.count...].prefix(convertedCount), again = played.suffix(convertedCount)
+        #expect(Array(once) == Array(again))
+        #expect(once.contains { $0 != 0 })
+        #expect(figures == SoundCacheFigures(bytes: (decodedFirst.count + decodedOther.count + convertedCount) * 4, fileOpens: 2, conversions: 1))
+    }
+
+    /// The limit counts every form: the conversion that does not fit with the rest lets the
+    /// sound cached first go, which is then read from its file again.
+    @Test func aConversionCountsInTheCachesBytesAndPushesOutTheOldestSound() throws {
+        _ = try tone("a.caf", seconds: 0.1)  // 35 kB decoded
+        _ = try tone("b.caf", seconds: 0.2, rate: 48000)  // 77 kB decoded, 71 kB converted
+        let reports = Reports()
+        let player = player(capture: folder.file("evicted.raw"), cacheLimit: 150_000)
+        for name in ["a.caf", "b.caf", "a.caf"] {
+            try player.play(.named(name)) { reports.add($0) }
+            _ = reports.wait(1)
+        }
+        #expect(reports.values.withLock { $0.map(\.result) } == [.finished, .finished, .finished])
+        let figures = player.cacheFigures
+        player.close()
+        #expect(figures.fileOpens == 3, "a.caf was not let go: \(figures)")
+        #expect(figures.bytes <= 150_000 && figures.conversions == 1, "\(figures)")
+    }
+
+    /// A ringtone at another rate than its stream is converted as it loops (the filter runs
+    /// across its seam), each time, and its conversion is never cached.
+    @Test func aLoopingSoundIsConvertedEachTimeAndNotCached() throws {
+        let first = try tone("first.caf", seconds: 0.05)
+        let ring = try tone("ring48.caf", seconds: 0.05, rate: 48000)
+        let reports = Reports()
+        let player = player(capture: folder.file("ring-converted.raw"))
+        try player.play(.named("first.caf")) { reports.add($0) }
+        _ = reports.wait(1)
+        for _ in 0..<2 {
+            let id = try player.play(.ringtoneSoundNamed("ring48.caf")) { reports.add($0) }
+            usleep(20_000)
+            player.cancel(id)
+            _ = reports.wait(1)
+        }
+        #expect(reports.values.withLock { $0.map(\.result) } == [.finished, .cancelled, .cancelled])
+        let figures = player.cacheFigures
+        player.close()
+        #expect(figures.conversions == 2 && figures.fileOpens == 2, "\(figures)")
+        let decoded = try SoundDecoder(path: first).readAll().count + SoundDecoder(path: ring).readAll().count
+        #expect(figures.bytes == decoded * 4, "\(figures)")
+    }
+
     @Test func cancellingAPausedRingtoneReportsCancelled() throws {
         _ = try tone("ring.caf", seconds: 0.2)
         let reports = Reports()
