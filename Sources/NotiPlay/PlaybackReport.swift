@@ -38,13 +38,21 @@ public struct PlaybackReport: Sendable, Equatable {
     /// The device stream it played on, as it was when the sound ended (the format the device
     /// agreed to, underruns): nil when it never reached a device.
     public let stream: StreamFigures?
+    /// The sound's own rate and channels, once its file was opened. Where they differ from the
+    /// stream's format, the sound was converted to it in the decode worker (a mono sound on a
+    /// stereo stream is only mapped onto both speakers).
+    public let soundSampleRate: Int?
+    public let soundChannelCount: Int?
 
-    public init(id: PlaybackID, result: PlaybackResult, warnings: [String] = [], file: String? = nil, stream: StreamFigures? = nil) {
+    public init(id: PlaybackID, result: PlaybackResult, warnings: [String] = [], file: String? = nil, stream: StreamFigures? = nil,
+                soundSampleRate: Int? = nil, soundChannelCount: Int? = nil) {
         self.id = id
         self.result = result
         self.warnings = warnings
         self.file = file
         self.stream = stream
+        self.soundSampleRate = soundSampleRate
+        self.soundChannelCount = soundChannelCount
     }
 }
 

@@ -69,8 +69,9 @@ final class PlayerControl {
         let key: EngineKey
         var voice: VoiceID?
         let warnings: [String]
-        /// The file found, for the report.
+        /// The file found, and its rate and channels, for the report.
         let file: String
+        let shape: (sampleRate: Int, channelCount: Int)
         /// Paused before it had a voice (waiting for its device, or parked): it starts paused.
         var paused = false
     }
@@ -142,7 +143,8 @@ final class PlayerControl {
             return
         }
         let key = EngineKey(device: core.configuration.device)
-        sounds[id] = Sound(key: key, warnings: warnings, file: path)
+        sounds[id] = Sound(key: key, warnings: warnings, file: path,
+                           shape: (Int(prepared.sound.sampleRate.rounded()), prepared.sound.channelCount))
         switch devices[key] {
         case .open(let engine, _)? where engine.deviceFailure == nil:
             if parked[key] != nil { parked[key] = capped(parked[key]! + [prepared]) }  // behind the burst, in order
@@ -331,7 +333,7 @@ final class PlayerControl {
         guard let sound = sounds.removeValue(forKey: id) else { return }
         var stream: StreamFigures?
         if sound.voice != nil, case .open(let engine, _)? = devices[sound.key] { stream = engine.figures }
-        core.finish(id, result, warnings: sound.warnings, file: sound.file, stream: stream)
+        core.finish(id, result, warnings: sound.warnings, file: sound.file, stream: stream, sound: sound.shape)
     }
 
     private func markIdleIfUnused(_ key: EngineKey) {

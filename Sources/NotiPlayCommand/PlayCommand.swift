@@ -80,7 +80,7 @@ struct PlayOptions: ParsableArguments {
     @Flag(help: "List ALSA's playback devices and exit.")
     var listDevices = false
 
-    @Flag(help: "Report the negotiated format, period and buffer, underruns and timings on stderr.")
+    @Flag(help: "Report the sound's format and any conversion, the negotiated format, period and buffer, underruns and timings on stderr.")
     var verbose = false
 
     @Option(help: "Force the device sample format (FLOAT, S32 or S16) instead of the best it takes.")
@@ -204,7 +204,7 @@ struct PlayOptions: ParsableArguments {
         let interruption = watcher.stop()
 
         if verbose, let stream {
-            Self.report(stream, launched: launched, finished: finished, signalled: watcher.receivedAt.load(ordering: .relaxed))
+            Self.report(stream, of: report, launched: launched, finished: finished, signalled: watcher.receivedAt.load(ordering: .relaxed))
         }
         if let failure = stream?.deviceFailure {
             Output.standardError("noti-play: \(failure.description)")
@@ -306,10 +306,18 @@ struct PlayOptions: ParsableArguments {
         }
     }
 
-    private static func report(_ stream: StreamFigures, launched: UInt64, finished: UInt64, signalled: UInt64) {
+    private static func report(_ stream: StreamFigures, of sound: PlaybackReport, launched: UInt64, finished: UInt64, signalled: UInt64) {
         let f = stream.format
         let ms = { (frames: Int) in (Double(frames) * 1000 / Double(f.sampleRate)).fixed(1) }
-        var lines = [
+        var lines: [String] = []
+        if let rate = sound.soundSampleRate, let channels = sound.soundChannelCount {
+            // The device may refuse the sound's rate or channels: then it was converted to its.
+            var changes: [String] = []
+            if rate != f.sampleRate { changes.append("resampled to \(f.sampleRate) Hz") }
+            if channels != f.channelCount { changes.append("mapped onto \(f.channelCount) channel(s)") }
+            lines.append("sound:       \(rate) Hz, \(channels) channel(s), " + (changes.isEmpty ? "played as it is" : changes.joined(separator: ", ")))
+        }
+        lines += [
             "device:      \(f.device): \(f.sampleFormat.rawValue), \(f.sampleRate) Hz, \(f.channelCount) channel(s)",
             "period:      \(f.periodFrames) frames (\(ms(f.periodFrames)) ms); buffer \(f.bufferFrames) frames (\(ms(f.bufferFrames)) ms)",
             "scheduling:  \(stream.isRealtime ? "SCHED_FIFO" : "normal (SCHED_FIFO was refused)")",

@@ -132,6 +132,9 @@ import Testing
             _ = reports.wait(1)
         }
         #expect(reports.values.withLock { $0.map(\.result) } == [.finished, .finished, .finished])
+        // The report says what was converted to what: a 48 kHz sound on the 44.1 kHz stream.
+        let second = reports.values.withLock { $0[1] }
+        #expect(second.soundSampleRate == 48000 && second.soundChannelCount == 2 && second.stream?.format.sampleRate == 44100)
         let figures = player.cacheFigures
         player.close()
         let played = try samples(capture), decodedFirst = try SoundDecoder(path: first).readAll()

@@ -168,6 +168,7 @@ import Testing
         let result = try notiPlay([path, "--verbose"], environment: server.environment)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("device:      default: FLOAT, 384000 Hz, 1 channel(s)"), "\(result.stderr)")
+        #expect(result.stderr.contains("sound:       1000000 Hz, 1 channel(s), resampled to 384000 Hz\n"), "\(result.stderr)")
     }
 
     /// ALSA's `linear` plugin in front of an S16 device takes integer samples only: noti-play
@@ -181,6 +182,7 @@ import Testing
         let played = try notiPlay([path, "--verbose"], environment: environment)
         #expect(played.status == 0, "\(played.stderr)")
         #expect(played.stderr.contains("device:      default: S32, 44100 Hz"), "\(played.stderr)")
+        #expect(played.stderr.contains("sound:       44100 Hz, 2 channel(s), played as it is\n"), "\(played.stderr)")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: capture))
         #expect(bytes.count == 4410 * 2 * 2)  // every frame reached the S16 device
 
