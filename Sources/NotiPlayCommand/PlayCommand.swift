@@ -315,7 +315,7 @@ struct PlayOptions: ParsableArguments {
             var changes: [String] = []
             if rate != f.sampleRate { changes.append("resampled to \(f.sampleRate) Hz") }
             if channels != f.channelCount { changes.append("mapped onto \(f.channelCount) channel(s)") }
-            lines.append("sound:       \(rate) Hz, \(channels) channel(s), " + (changes.isEmpty ? "played as it is" : changes.joined(separator: ", ")))
+            lines.append((["sound:       \(rate) Hz, \(channels) channel(s)"] + changes).joined(separator: ", "))
         }
         lines += [
             "device:      \(f.device): \(f.sampleFormat.rawValue), \(f.sampleRate) Hz, \(f.channelCount) channel(s)",
