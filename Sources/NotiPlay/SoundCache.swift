@@ -71,7 +71,7 @@ final class SoundCache: Sendable {
         let source = try SoundSources.open(file, loops: loops, recordingLimit: limit / MemoryLayout<Float>.size) { [self] sound in
             remember(identity) { $0.decoded = sound; $0.layout = layout.withLock { $0 } }
         }
-        let named = (source as? RecordingDecoderSource)?.channelLayout
+        let named = (source as? RecordingDecoderSource)?.channelLayout ?? (source as? LibSndFileSource)?.channelLayout
         layout.withLock { $0 = named }
         state.withLock { $0.figures.fileOpens += 1 }
         return Opened(identity: identity, loops: loops, cached: cached, file: source, layout: named, sampleRate: source.sampleRate, channelCount: source.channelCount)

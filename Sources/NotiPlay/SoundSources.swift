@@ -67,6 +67,9 @@ final class LibSndFileSource: FrameSource {
     let frameCount: Int
     /// libsndfile's SF_FORMAT_* word.
     let format: Int32
+    /// The speakers of its channels: the file's own map where libsndfile reads one (WAV, CAF),
+    /// Vorbis's order for Ogg Vorbis and Opus, else nil (FLAC's order is WAVE's).
+    let channelLayout: ChannelLayout?
     private let loops: Bool
 
     /// Opens `sound` through libsndfile, on a duplicate of its descriptor (never its path), if
@@ -110,6 +113,7 @@ final class LibSndFileSource: FrameSource {
         channelCount = Int(info.channels)
         frameCount = Int(info.frames)
         format = info.format
+        channelLayout = Self.channelLayout(of: file, format: info.format, channelCount: Int(info.channels))
         self.loops = loops
     }
 
@@ -154,6 +158,46 @@ extension SoundSources {
 }
 
 extension LibSndFileSource {
+    /// See ``channelLayout``.
+    fileprivate static func channelLayout(of file: OpaquePointer, format: Int32, channelCount: Int) -> ChannelLayout? {
+        var map = [Int32](repeating: 0, count: channelCount)
+        let mapped = map.withUnsafeMutableBytes {
+            noti_sf_command(file, Int32(SFC_GET_CHANNEL_MAP_INFO), $0.baseAddress, Int32($0.count)) == SF_TRUE
+        }
+        if mapped {
+            let speakers = map.map(speaker)
+            return speakers.allSatisfy { $0 == .unknown } ? nil : ChannelLayout(speakers: speakers)
+        }
+        let encoding = format & Int32(SF_FORMAT_SUBMASK)
+        return encoding == Int32(SF_FORMAT_VORBIS) || encoding == Int32(SF_FORMAT_OPUS) ? .vorbis(channelCount: channelCount) : nil
+    }
+
+    /// Our name for one of libsndfile's SF_CHANNEL_MAP_* positions: its REAR speakers are WAVE's
+    /// back ones (5.1's surrounds), its SIDE ones WAVE's side ones (7.1's extra pair).
+    private static func speaker(_ position: Int32) -> ChannelLayout.Speaker {
+        switch Int(position) {
+        case SF_CHANNEL_MAP_MONO, SF_CHANNEL_MAP_CENTER, SF_CHANNEL_MAP_FRONT_CENTER: .frontCenter
+        case SF_CHANNEL_MAP_LEFT, SF_CHANNEL_MAP_FRONT_LEFT: .frontLeft
+        case SF_CHANNEL_MAP_RIGHT, SF_CHANNEL_MAP_FRONT_RIGHT: .frontRight
+        case SF_CHANNEL_MAP_LFE: .lowFrequency
+        case SF_CHANNEL_MAP_REAR_LEFT: .backLeft
+        case SF_CHANNEL_MAP_REAR_RIGHT: .backRight
+        case SF_CHANNEL_MAP_REAR_CENTER: .backCenter
+        case SF_CHANNEL_MAP_FRONT_LEFT_OF_CENTER: .frontLeftOfCenter
+        case SF_CHANNEL_MAP_FRONT_RIGHT_OF_CENTER: .frontRightOfCenter
+        case SF_CHANNEL_MAP_SIDE_LEFT: .sideLeft
+        case SF_CHANNEL_MAP_SIDE_RIGHT: .sideRight
+        case SF_CHANNEL_MAP_TOP_CENTER: .topCenter
+        case SF_CHANNEL_MAP_TOP_FRONT_LEFT: .topFrontLeft
+        case SF_CHANNEL_MAP_TOP_FRONT_RIGHT: .topFrontRight
+        case SF_CHANNEL_MAP_TOP_FRONT_CENTER: .topFrontCenter
+        case SF_CHANNEL_MAP_TOP_REAR_LEFT: .topBackLeft
+        case SF_CHANNEL_MAP_TOP_REAR_RIGHT: .topBackRight
+        case SF_CHANNEL_MAP_TOP_REAR_CENTER: .topBackCenter
+        default: .unknown
+        }
+    }
+
     /// libsndfile's name for the file's container or encoding.
     fileprivate func formatName(mask: Int32) -> String {
         var info = SF_FORMAT_INFO()

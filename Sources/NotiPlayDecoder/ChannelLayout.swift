@@ -42,6 +42,26 @@ public struct ChannelLayout: Sendable, Hashable {
         return ChannelLayout(speakerMask: masks[channelCount - 1], channelCount: channelCount)
     }
 
+    /// The order Ogg Vorbis and Opus (channel mapping family 1) give their channels, which their
+    /// decoders keep (libsndfile says nothing of it): 1 C; 2 L R; 3 L C R; 4 L R Ls Rs;
+    /// 5 L C R Ls Rs; 6 L C R Ls Rs LFE; 7 L C R Lsd Rsd Cs LFE; 8 L C R Lsd Rsd Ls Rs LFE
+    /// (Vorbis I specification, 4.3.9), with Ls Rs the back speakers and Lsd Rsd the side ones,
+    /// as in ``standard(channelCount:)``. Nil for other counts, which Vorbis leaves to the application.
+    public static func vorbis(channelCount: Int) -> ChannelLayout? {
+        let orders: [[Speaker]] = [
+            [.frontCenter],
+            [.frontLeft, .frontRight],
+            [.frontLeft, .frontCenter, .frontRight],
+            [.frontLeft, .frontRight, .backLeft, .backRight],
+            [.frontLeft, .frontCenter, .frontRight, .backLeft, .backRight],
+            [.frontLeft, .frontCenter, .frontRight, .backLeft, .backRight, .lowFrequency],
+            [.frontLeft, .frontCenter, .frontRight, .sideLeft, .sideRight, .backCenter, .lowFrequency],
+            [.frontLeft, .frontCenter, .frontRight, .sideLeft, .sideRight, .backLeft, .backRight, .lowFrequency],
+        ]
+        guard channelCount >= 1, channelCount <= orders.count else { return nil }
+        return ChannelLayout(speakers: orders[channelCount - 1])
+    }
+
     /// The layout a WAVE channel mask (or CAF channel bitmap) gives: channel `i` is the speaker of
     /// the mask's `i`th set bit, lowest first. More bits than channels: the first ones count.
     /// Fewer: the channels left over are ``Speaker/unknown``, as are channels on reserved bits

@@ -50,6 +50,38 @@ import Testing
         #expect(captured == expected)
     }
 
+    /// Ogg Vorbis and Opus hold 5.1 in Vorbis's order (L C R Ls Rs LFE), which libsndfile keeps
+    /// and does not name; FLAC holds WAVE's. Each speaker's tone (its own level) reaches the
+    /// device's channel for that speaker, in WAVE's order: as ffmpeg decodes it (Vorbis codes
+    /// its LFE louder; ffmpeg hands out WAVE's order). The levels lie apart, so a swap shows.
+    @Test(arguments: ["ogg", "opus", "flac"])
+    func aSurroundSoundThroughLibsndfileReachesEachSpeakerByName(container: String) throws {
+        let given = [0.05, 0.12, 0.2, 0.3, 0.45, 0.65]  // FL FR FC LFE BL BR, as ffmpeg takes them
+        let path = folder.file("surround.\(container)"), reference = folder.file("surround-\(container).f32")
+        let tones = given.map { "\($0)*sin(2*PI*100*t)" }.joined(separator: "|")
+        try TestTools.runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "aevalsrc=exprs=\(tones):c=5.1:s=48000:d=0.5", "-y", path])
+        try TestTools.runChecked("ffmpeg", ["-v", "error", "-i", path, "-f", "f32le", "-y", reference])
+        let tap = try ALSATap(in: folder, name: "surround-\(container)")
+        let result = try play(path, [], tap: tap)
+        #expect(result.status == 0, "\(result.stderr)")
+        func levels(_ samples: [Float]) -> [Double] {
+            // Each channel's level from its RMS, past the codec's first quarter (its start-up).
+            let frames = samples.count / 6
+            return (0..<6).map { channel in
+                let power = (frames / 4..<frames).reduce(0.0) { $0 + Double(samples[$1 * 6 + channel]) * Double(samples[$1 * 6 + channel]) }
+                return (power / Double(frames - frames / 4) * 2).squareRoot()
+            }
+        }
+        let captured = try tap.captured().withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let expected = try Data(contentsOf: URL(fileURLWithPath: reference)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        try #require(captured.count == 24000 * 6, "\(captured.count) samples")
+        let heard = levels(captured), decoded = levels(expected)
+        for channel in 0..<6 {
+            #expect(abs(heard[channel] - decoded[channel]) < 0.01, "channel \(channel): \(heard), ffmpeg \(decoded)")
+            #expect(abs(heard[channel] / given[channel] - 1) < 0.5, "channel \(channel): \(heard)")
+        }
+    }
+
     /// With S16 and S32 forced, each sample is rounded to nearest and clipped.
     @Test(arguments: ["S16", "S32"])
     func integerDeviceFormatsRoundAndClip(format: String) throws {
