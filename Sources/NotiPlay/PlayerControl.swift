@@ -190,7 +190,8 @@ final class PlayerControl {
         let source: any FrameSource
         do throws(Resampler.SetupError) {
             source = try ConvertingSource.converting(
-                prepared.source, layout: prepared.layout, to: engine.format.sampleRate, channels: engine.format.channelCount) ?? prepared.source
+                prepared.source, layout: prepared.layout, to: engine.format.sampleRate, channels: engine.format.channelCount,
+                speakers: engine.format.speakers) ?? prepared.source
         } catch {
             // Say where the other rate comes from: the stream's, which another sound may have set.
             end(id, .failed(.playback(.source("\(error.description) (\(engine.format.sampleRate) Hz is the rate the device's stream is open at)"))))

@@ -13,6 +13,10 @@ import Testing
 
     /// A `hw:` 5.1 device's order (HDA, USB): its rear pair before its centre and LFE.
     static let hardwareFiveOne = "FL,FR,RL,RR,FC,LFE"
+    /// For each channel of that device, the channel of a WAVE-ordered 5.1 sound
+    /// (FL FR FC LFE BL BR) it must play: FL, FR, BL (ALSA's RL), BR (RR), FC, LFE.
+    static let hardwareFiveOneSources = [0, 1, 4, 5, 2, 3]
+
     /// 0.3 s at 44.1 kHz, each channel its own tone.
     static let tones = (0..<6).map { "0.5*sin(2*PI*\(330 + 110 * $0)*t)" }.joined(separator: "|")
 
@@ -28,12 +32,72 @@ import Testing
         return path
     }
 
+    /// A 6-channel WAVE_FORMAT_PCM file, which names no speakers: Python's `wave` writes only that.
+    func sixChannelsWithoutLayout(_ name: String) throws -> String {
+        let path = folder.file(name)
+        let script = """
+            import math, struct, sys, wave
+            w = wave.open(sys.argv[1], "wb")
+            w.setnchannels(6); w.setsampwidth(2); w.setframerate(44100)
+            w.writeframes(b"".join(struct.pack("<6h", *[round(16000 * math.sin(2 * math.pi * (330 + 110 * c) * n / 44100))
+                                                        for c in range(6)]) for n in range(13230)))
+            w.close()
+            """
+        try TestTools.runChecked("python3", ["-c", script, path])
+        #expect(try SoundDecoder(path: path).description.channelLayout == nil)
+        return path
+    }
+
     func play(_ path: String, _ arguments: [String] = [], tap: ALSATap) throws -> ProcessResult {
         try TestTools.run(TestTools.notiPlay, [path] + arguments, environment: tap.environment)
     }
 
     func captured(_ tap: ALSATap) throws -> [Float] {
         try tap.captured().withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    /// Frame by frame, device channel `i` holding the sound's channel `sources[i]`.
+    func reordered(_ samples: [Float], _ sources: [Int]) -> [Float] {
+        let channels = sources.count
+        return (0..<(samples.count / channels)).flatMap { frame in sources.map { samples[frame * channels + $0] } }
+    }
+
+    /// The six channels differ, so a speaker holding the wrong one cannot pass.
+    func expectDistinctChannels(_ samples: [Float]) {
+        let channels = (0..<6).map { channel in stride(from: channel, to: samples.count, by: 6).map { samples[$0] } }
+        #expect(Set(channels.map { $0.map(\.bitPattern) }).count == 6)
+    }
+
+    @Test func aFiveOneWAVReachesEachSpeakerByNameOnAHardwareOrderedDevice() throws {
+        let path = try fiveOneWAV("five-one.wav")
+        let tap = try ALSATap(in: folder, name: "hw-order", channelMap: Self.hardwareFiveOne)
+        let result = try play(path, tap: tap)
+        #expect(result.status == 0, "\(result.stderr)")
+        let decoded = try SoundDecoder(path: path).readAll()
+        expectDistinctChannels(decoded)
+        // The centre on FC (device channel 4), the surrounds on RL RR (2, 3), not the other way.
+        #expect(try captured(tap) == reordered(decoded, Self.hardwareFiveOneSources))
+    }
+
+    /// A file that names no speakers is in WAVE's order for its count (6: 5.1), placed by name too.
+    @Test func aSoundWithoutLayoutPlaysInWAVEOrderByName() throws {
+        let path = try sixChannelsWithoutLayout("six-plain.wav")
+        let tap = try ALSATap(in: folder, name: "hw-order-plain", channelMap: Self.hardwareFiveOne)
+        let result = try play(path, tap: tap)
+        #expect(result.status == 0, "\(result.stderr)")
+        let decoded = try SoundDecoder(path: path).readAll()
+        expectDistinctChannels(decoded)
+        #expect(try captured(tap) == reordered(decoded, Self.hardwareFiveOneSources))
+    }
+
+    /// A device whose map is WAVE's order gets the decoded samples as they are, bit for bit.
+    @Test func aDeviceInWAVEOrderGetsTheSamplesUnchanged() throws {
+        let path = try fiveOneWAV("wave-order.wav")
+        let tap = try ALSATap(in: folder, name: "wave-order", channelMap: "FL,FR,FC,LFE,RL,RR")
+        let result = try play(path, ["--critical", "--volume", "0.8"], tap: tap)
+        #expect(result.status == 0, "\(result.stderr)")
+        let expected = try SoundDecoder(path: path).readAll().map { $0 * 0.8 }
+        #expect(try captured(tap).map(\.bitPattern) == expected.map(\.bitPattern))
     }
 
     /// A map with a channel ALSA cannot name is no map: the channels stay in WAVE's order.
