@@ -3,6 +3,7 @@
 #include <alsa/asoundlib.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static _Thread_local char last_diagnostic[256];
 static _Thread_local char taken[256];
@@ -30,4 +31,13 @@ const char *noti_alsa_take_diagnostic(void) {
     snprintf(taken, sizeof taken, "%s", last_diagnostic);
     last_diagnostic[0] = '\0';
     return taken;
+}
+
+int noti_alsa_channel_map(snd_pcm_t *pcm, unsigned int *positions, unsigned int capacity) {
+    snd_pcm_chmap_t *map = snd_pcm_get_chmap(pcm);
+    if (map == NULL) return 0;  // no map (the plugin or driver keeps none), or none for this count
+    unsigned int count = map->channels;
+    for (unsigned int i = 0; i < count && i < capacity; i++) positions[i] = map->pos[i];
+    free(map);
+    return (int)count;
 }

@@ -1,4 +1,5 @@
 import NotiPlayDecoder
+import NotiPlayOutput
 
 /// How a sound's channels reach a device's speakers where the mixer's own mapping would not do
 /// (issue 12): `out = gains × in`, frame by frame. The decode worker builds and applies it; the
@@ -8,7 +9,10 @@ import NotiPlayDecoder
 /// - A channel's speaker is the sound's ``ChannelLayout`` (a WAVE channel mask, a CAF `chan`), or,
 ///   where the file names none, the standard WAVE order for its channel count
 ///   (``ChannelLayout/standard(channelCount:)``): a 6-channel WAVE_FORMAT_PCM file is 5.1, as that
-///   format means by convention. The device's speakers are the standard order for its count too.
+///   format means by convention. The device's speakers are those its channel map names
+///   (``NegotiatedFormat/speakers``: a `hw:` 5.1 device is FL FR RL RR FC LFE), else the standard
+///   order for its count too; ALSA's positions WAVE has no speaker for (wide, high, bottom, MONO
+///   beside others) get nothing.
 /// - A channel goes to its own speaker where the device has one. A speaker it lacks folds into its
 ///   neighbours: back and side surrounds into each other, else into the front speaker on their side
 ///   at −3 dB (√½); the centre into left and right at −3 dB; a back centre into both surrounds at
@@ -32,7 +36,7 @@ import NotiPlayDecoder
 /// - A mono device gets the average of the stereo downmix, (L' + R') / 2: for a stereo sound that
 ///   is the mixer's own average.
 /// - Unknown speakers are dropped. A sound none of whose channels reaches a speaker (all unknown, a
-///   device with no standard order, only LFE) is left to the mixer's positional mapping: a
+///   device with no standard order nor map, only LFE) is left to the mixer's positional mapping: a
 ///   notification is never silenced by its layout.
 /// - Non-finite samples: ``apply(_:frames:into:)`` skips zero gains, so an infinite sample in a
 ///   channel that is dropped cannot become NaN (0 × ∞) in the others. A NaN in a channel that is
@@ -44,29 +48,71 @@ struct ChannelMatrix: Sendable, Equatable {
     let gains: [Float]
 
     /// Nil when the engine's own mapping already does the right thing (the matrix would be the
-    /// mixer's: equal counts in the standard order, a mono sound fanned out, a mono device's average
-    /// of a stereo sound, the first channels one to one); otherwise the matrix the rules above
-    /// give `channelCount` channels with `layout` (a layout for another count is ignored) on
-    /// `outputChannels` speakers.
-    static func mapping(from layout: ChannelLayout?, channelCount: Int, to outputChannels: Int) -> ChannelMatrix? {
+    /// mixer's: equal counts in the device's order, a mono sound fanned out, a mono device's
+    /// average of a stereo sound, the first channels one to one); otherwise the matrix the rules
+    /// above give `channelCount` channels with `layout` (a layout for another count is ignored) on
+    /// `outputChannels` speakers, which are `speakers` where the device's channel map names them
+    /// (a map for another count is ignored).
+    static func mapping(
+        from layout: ChannelLayout?, channelCount: Int, to outputChannels: Int, speakers: [ChannelPosition]? = nil
+    ) -> ChannelMatrix? {
         guard channelCount >= 1, outputChannels >= 1 else { return nil }
-        let matrix = matrix(from: layout, channelCount: channelCount, to: outputChannels)
+        let matrix = matrix(from: layout, channelCount: channelCount, to: outputChannels, speakers: speakers)
         return matrix == mixerMapping(inputChannels: channelCount, outputChannels: outputChannels) ? nil : matrix
     }
 
     /// The matrix the rules give, whether or not the mixer would do the same.
-    static func matrix(from layout: ChannelLayout?, channelCount: Int, to outputChannels: Int) -> ChannelMatrix {
+    static func matrix(
+        from layout: ChannelLayout?, channelCount: Int, to outputChannels: Int, speakers deviceMap: [ChannelPosition]? = nil
+    ) -> ChannelMatrix {
         let mixer = mixerMapping(inputChannels: channelCount, outputChannels: outputChannels)
         guard channelCount > 1 else { return mixer }
         let described = layout?.speakers.count == channelCount ? layout?.speakers : nil
         let speakers = described ?? ChannelLayout.standard(channelCount: channelCount)?.speakers
             ?? Array(repeating: .unknown, count: channelCount)
         guard outputChannels > 1 else {
-            guard let stereo = placed(speakers, on: 2) else { return mixer }
+            // One speaker: whatever its map calls it, it gets the stereo downmix's average.
+            guard let stereo = placed(speakers, on: deviceSpeakers(nil, count: 2)) else { return mixer }
             let average = (0..<channelCount).map { (stereo.gains[$0] + stereo.gains[channelCount + $0]) / 2 }
             return ChannelMatrix(inputChannels: channelCount, outputChannels: 1, gains: average)
         }
-        return placed(speakers, on: outputChannels) ?? mixer
+        return placed(speakers, on: deviceSpeakers(deviceMap, count: outputChannels)) ?? mixer
+    }
+
+    /// The WAVE speaker of each of a device's `count` channels (nil: one WAVE has no name for):
+    /// as its channel map says, else the standard order for the count, else none.
+    private static func deviceSpeakers(_ map: [ChannelPosition]?, count: Int) -> [ChannelLayout.Speaker?] {
+        if let map, map.count == count { return map.map(speaker(at:)) }
+        guard let standard = ChannelLayout.standard(channelCount: count) else { return Array(repeating: nil, count: count) }
+        return standard.speakers.map { $0 }
+    }
+
+    /// The WAVE speaker at an ALSA position: ALSA's rear speakers are WAVE's back ones.
+    private static func speaker(at position: ChannelPosition) -> ChannelLayout.Speaker? {
+        switch position {
+        case .frontLeft: .frontLeft
+        case .frontRight: .frontRight
+        case .frontCenter: .frontCenter
+        case .lowFrequency: .lowFrequency
+        case .rearLeft: .backLeft
+        case .rearRight: .backRight
+        case .rearCenter: .backCenter
+        case .sideLeft: .sideLeft
+        case .sideRight: .sideRight
+        case .frontLeftCenter: .frontLeftOfCenter
+        case .frontRightCenter: .frontRightOfCenter
+        case .topCenter: .topCenter
+        case .topFrontLeft: .topFrontLeft
+        case .topFrontCenter: .topFrontCenter
+        case .topFrontRight: .topFrontRight
+        case .topRearLeft: .topBackLeft
+        case .topRearCenter: .topBackCenter
+        case .topRearRight: .topBackRight
+        case .mono, .rearLeftCenter, .rearRightCenter, .frontLeftWide, .frontRightWide, .frontLeftHigh, .frontCenterHigh,
+             .frontRightHigh, .topFrontLeftCenter, .topFrontRightCenter, .topSideLeft, .topSideRight, .leftLowFrequency,
+             .rightLowFrequency, .bottomCenter, .bottomLeftCenter, .bottomRightCenter:
+            nil
+        }
     }
 
     /// What the mixer does with no matrix (`Mixer.addFrames`): equal counts one to one, a mono
@@ -109,13 +155,13 @@ struct ChannelMatrix: Sendable, Equatable {
 
     private static let minus3dB = Float(0.5.squareRoot())
 
-    /// The matrix that puts each speaker where the rules say on a device of `outputChannels` in
-    /// the standard order, or nil when no channel reaches any speaker.
-    private static func placed(_ speakers: [ChannelLayout.Speaker], on outputChannels: Int) -> ChannelMatrix? {
-        let deviceSpeakers = ChannelLayout.standard(channelCount: outputChannels)?.speakers ?? []
+    /// The matrix that puts each speaker where the rules say on a device with `device`'s
+    /// speakers, or nil when no channel reaches any speaker.
+    private static func placed(_ speakers: [ChannelLayout.Speaker], on device: [ChannelLayout.Speaker?]) -> ChannelMatrix? {
+        let outputChannels = device.count
         var gains = [Float](repeating: 0, count: speakers.count * outputChannels)
         for (channel, speaker) in speakers.enumerated() {
-            for (out, gain) in placement(of: speaker, on: deviceSpeakers) {
+            for (out, gain) in placement(of: speaker, on: device) {
                 gains[out * speakers.count + channel] += gain
             }
         }
@@ -124,7 +170,7 @@ struct ChannelMatrix: Sendable, Equatable {
     }
 
     /// The device speakers (indexes into `device`) a speaker reaches, and at what gain.
-    private static func placement(of speaker: ChannelLayout.Speaker, on device: [ChannelLayout.Speaker]) -> [(Int, Float)] {
+    private static func placement(of speaker: ChannelLayout.Speaker, on device: [ChannelLayout.Speaker?]) -> [(Int, Float)] {
         if let index = device.firstIndex(of: speaker) { return [(index, 1)] }
         if let beneath = floorSpeaker(beneath: speaker) { return placement(of: beneath, on: device) }
         for alternative in fallbacks(for: speaker) {

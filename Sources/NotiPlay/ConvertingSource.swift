@@ -38,13 +38,16 @@ final class ConvertingSource: FrameSource {
     let channelCount: Int
     var duration: Double? { source.duration }
 
-    /// `source` on a stream of `rate` and `channels`, or nil when it plays as it is: at that rate
-    /// already (the one place that decides is `Resampler.conversion`), with channels the mixer
-    /// maps as the layout says (`ChannelMatrix.mapping`). Then its samples pass bit for bit.
+    /// `source` on a stream of `rate` and `channels`, whose `speakers` are those the device's
+    /// channel map names (``NegotiatedFormat/speakers``; nil: none, WAVE's order), or nil when it
+    /// plays as it is: at that rate already (the one place that decides is
+    /// `Resampler.conversion`), with channels the mixer maps as the layout says
+    /// (`ChannelMatrix.mapping`). Then its samples pass bit for bit.
     static func converting(
-        _ source: any FrameSource, layout: ChannelLayout?, to rate: Int, channels: Int, quality: Resampler.Quality = .high
+        _ source: any FrameSource, layout: ChannelLayout?, to rate: Int, channels: Int, speakers: [ChannelPosition]?,
+        quality: Resampler.Quality = .high
     ) throws(Resampler.SetupError) -> ConvertingSource? {
-        var matrix = ChannelMatrix.mapping(from: layout, channelCount: source.channelCount, to: channels)
+        var matrix = ChannelMatrix.mapping(from: layout, channelCount: source.channelCount, to: channels, speakers: speakers)
         let sourceRate = Int(source.sampleRate.rounded())
         // Resampling costs per channel: channels the stream has no speaker for are dropped (as
         // the mixer would drop them) before the filter, not after it.

@@ -189,7 +189,8 @@ final class PlayerControl {
         let core = self.core, id = prepared.id
         let source: any FrameSource
         do throws(Resampler.SetupError) {
-            let shape = SoundCache.StreamShape(sampleRate: engine.format.sampleRate, channelCount: engine.format.channelCount)
+            let shape = SoundCache.StreamShape(
+                sampleRate: engine.format.sampleRate, channelCount: engine.format.channelCount, speakers: engine.format.speakers)
             source = try core.cache.frames(of: prepared.sound, on: shape)
         } catch {
             // Say where the other rate comes from: the stream's, which another sound may have set.

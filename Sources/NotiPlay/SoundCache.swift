@@ -10,10 +10,12 @@ import Synchronization
 /// streams from the file and records what it decodes and what its conversion puts out; the
 /// recordings arrive on the engine's decode worker, hence the lock.
 final class SoundCache: Sendable {
-    /// What a stream takes: the rate and channels a cached conversion was made for.
+    /// What a stream takes: the rate, channels and speakers (the device's channel map, where it
+    /// names them) a cached conversion was made for.
     struct StreamShape: Hashable {
         var sampleRate: Int
         var channelCount: Int
+        var speakers: [ChannelPosition]?
     }
 
     /// One file's forms.
@@ -87,7 +89,7 @@ final class SoundCache: Sendable {
         }
         let decode: any FrameSource = sound.file ?? DecodedSoundSource(sound.cached!.decoded!, loops: sound.loops)
         guard let converting = try ConvertingSource.converting(
-            decode, layout: sound.layout, to: shape.sampleRate, channels: shape.channelCount) else { return decode }
+            decode, layout: sound.layout, to: shape.sampleRate, channels: shape.channelCount, speakers: shape.speakers) else { return decode }
         state.withLock { $0.figures.conversions += 1 }
         guard !sound.loops else { return converting }
         let identity = sound.identity

@@ -318,7 +318,9 @@ struct PlayOptions: ParsableArguments {
             lines.append((["sound:       \(rate) Hz, \(channels) channel(s)"] + changes).joined(separator: ", "))
         }
         lines += [
-            "device:      \(f.device): \(f.sampleFormat.rawValue), \(f.sampleRate) Hz, \(f.channelCount) channel(s)",
+            // The speakers in the device's channel order, where its channel map names them.
+            "device:      \(f.device): \(f.sampleFormat.rawValue), \(f.sampleRate) Hz, \(f.channelCount) channel(s)"
+                + (f.speakers.map { " " + $0.map(\.rawValue).joined(separator: " ") } ?? ""),
             "period:      \(f.periodFrames) frames (\(ms(f.periodFrames)) ms); buffer \(f.bufferFrames) frames (\(ms(f.bufferFrames)) ms)",
             "scheduling:  \(stream.isRealtime ? "SCHED_FIFO" : "normal (SCHED_FIFO was refused)")",
             "underruns:   \(stream.underruns) device, \(stream.starvedWaits) waits for the decoder",

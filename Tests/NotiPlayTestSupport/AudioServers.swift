@@ -6,13 +6,17 @@ public struct ALSATap {
     public let configPath: String
     public let capturePath: String
 
-    public init(in folder: TemporaryDirectory, name: String = "tap") throws {
+    /// `channelMap`: the speakers of the device's channels, in its order, as ALSA's channel maps
+    /// spell them ("FL,FR,RL,RR,FC,LFE", a `hw:` 5.1 device's); the null device reports it for
+    /// streams of that many channels, and the file plugin passes it on. nil: the device gives none.
+    public init(in folder: TemporaryDirectory, name: String = "tap", channelMap: String? = nil) throws {
         capturePath = folder.file("\(name).raw")
         configPath = folder.file("\(name).conf")
+        let slave = channelMap.map { "{ type null; chmap [ \"\($0)\" ] }" } ?? "{ type null }"
         let config = """
             pcm.!default {
                 type file
-                slave.pcm { type null }
+                slave.pcm \(slave)
                 file "\(capturePath)"
                 format "raw"
                 hint.description "noti-play test tap"

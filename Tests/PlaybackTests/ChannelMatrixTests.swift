@@ -1,5 +1,6 @@
 @testable import NotiPlay
 import NotiPlayDecoder
+import NotiPlayOutput
 import NotiPlayTestSupport
 import Testing
 
@@ -9,15 +10,15 @@ import Testing
     typealias Speaker = ChannelLayout.Speaker
     let h = Float(0.5.squareRoot())
 
-    func gains(_ speakers: [Speaker]?, channels: Int? = nil, to outputs: Int) -> [[Float]] {
+    func gains(_ speakers: [Speaker]?, channels: Int? = nil, to outputs: Int, deviceMap: [ChannelPosition]? = nil) -> [[Float]] {
         let count = channels ?? speakers!.count
-        let matrix = ChannelMatrix.matrix(from: speakers.map(ChannelLayout.init), channelCount: count, to: outputs)
+        let matrix = ChannelMatrix.matrix(from: speakers.map(ChannelLayout.init), channelCount: count, to: outputs, speakers: deviceMap)
         #expect(matrix.inputChannels == count && matrix.outputChannels == outputs)
         return (0..<outputs).map { Array(matrix.gains[$0 * count..<($0 + 1) * count]) }
     }
 
-    func mapping(_ speakers: [Speaker]?, channels: Int? = nil, to outputs: Int) -> ChannelMatrix? {
-        ChannelMatrix.mapping(from: speakers.map(ChannelLayout.init), channelCount: channels ?? speakers!.count, to: outputs)
+    func mapping(_ speakers: [Speaker]?, channels: Int? = nil, to outputs: Int, deviceMap: [ChannelPosition]? = nil) -> ChannelMatrix? {
+        ChannelMatrix.mapping(from: speakers.map(ChannelLayout.init), channelCount: channels ?? speakers!.count, to: outputs, speakers: deviceMap)
     }
 
     @Test func monoFeedsEverySpeakerAtUnityWhateverItsLabel() {
@@ -106,6 +107,59 @@ import Testing
     @Test func aLayoutForOtherChannelsIsIgnored() {
         let fiveOne = ChannelLayout(speakers: [.frontLeft, .frontRight, .frontCenter, .lowFrequency, .backLeft, .backRight])
         #expect(ChannelMatrix.mapping(from: fiveOne, channelCount: 2, to: 2) == nil)
+    }
+
+    // MARK: Devices with a channel map
+
+    /// A `hw:` 5.1 device: FL FR RL RR FC LFE.
+    let hardwareFiveOne: [ChannelPosition] = [.frontLeft, .frontRight, .rearLeft, .rearRight, .frontCenter, .lowFrequency]
+
+    /// Each channel to the device channel of its name: WAVE's back pair to ALSA's rear one.
+    @Test func fivePointOneOnAHardwareOrderedDeviceByName() {
+        let expected: [[Float]] = [[1, 0, 0, 0, 0, 0], [0, 1, 0, 0, 0, 0], [0, 0, 0, 0, 1, 0], [0, 0, 0, 0, 0, 1],
+                                   [0, 0, 1, 0, 0, 0], [0, 0, 0, 1, 0, 0]]
+        #expect(gains(nil, channels: 6, to: 6, deviceMap: hardwareFiveOne) == expected)
+        // CAF's 5.1 names side surrounds: they fold into the rear pair.
+        #expect(gains([.frontLeft, .frontRight, .frontCenter, .lowFrequency, .sideLeft, .sideRight], to: 6, deviceMap: hardwareFiveOne)
+            == expected)
+        #expect(mapping(nil, channels: 6, to: 6, deviceMap: hardwareFiveOne) != nil)
+        // 7.1 (L R C LFE BL BR SL SR) on a `hw:` 7.1 device (FL FR RL RR FC LFE SL SR).
+        let hardwareSevenOne = hardwareFiveOne + [.sideLeft, .sideRight]
+        #expect(gains(nil, channels: 8, to: 8, deviceMap: hardwareSevenOne).map { $0.firstIndex(of: 1) } == [0, 1, 4, 5, 2, 3, 6, 7])
+        // Stereo: left and right, on the two first channels, as the mixer puts them.
+        #expect(mapping(nil, channels: 2, to: 6, deviceMap: hardwareFiveOne) == nil)
+        // Quad (L R BL BR): its rear pair on RL RR, which are channels 2 and 3 here, as positionally.
+        #expect(mapping(nil, channels: 4, to: 6, deviceMap: hardwareFiveOne) == nil)
+    }
+
+    @Test func aMapInWAVEOrderChangesNothing() {
+        let waveOrder: [ChannelPosition] = [.frontLeft, .frontRight, .frontCenter, .lowFrequency, .rearLeft, .rearRight]
+        #expect(mapping(nil, channels: 6, to: 6, deviceMap: waveOrder) == nil)
+        #expect(mapping(nil, channels: 6, to: 2, deviceMap: [.frontLeft, .frontRight]) == mapping(nil, channels: 6, to: 2))
+        #expect(mapping(nil, channels: 2, to: 2, deviceMap: [.frontLeft, .frontRight]) == nil)
+    }
+
+    @Test func aSwappedStereoDeviceSwaps() {
+        #expect(gains(nil, channels: 2, to: 2, deviceMap: [.frontRight, .frontLeft]) == [[0, 1], [1, 0]])
+        // A 5.1 downmix onto it: each side's sum on its own speaker.
+        #expect(gains(nil, channels: 6, to: 2, deviceMap: [.frontRight, .frontLeft]) == [[0, 1, h, 0, 0, h], [1, 0, h, 0, h, 0]])
+    }
+
+    /// A map for another count is ignored (WAVE's order), and a mono device gets the average
+    /// whatever its one channel is called.
+    @Test func mapsThatDoNotApply() {
+        #expect(gains(nil, channels: 6, to: 6, deviceMap: [.frontRight, .frontLeft]) == gains(nil, channels: 6, to: 6))
+        #expect(mapping(nil, channels: 2, to: 1, deviceMap: [.mono]) == nil)
+        #expect(gains(nil, channels: 6, to: 1, deviceMap: [.frontCenter]) == gains(nil, channels: 6, to: 1))
+    }
+
+    /// Speakers WAVE has no name for get nothing; a missing one folds as on any device; a sound
+    /// that reaches none of them is left to the mixer, never silenced.
+    @Test func speakersWAVEHasNoNameFor() {
+        let wide: [ChannelPosition] = [.frontLeft, .frontRight, .frontLeftWide, .frontRightWide, .frontCenter, .lowFrequency]
+        #expect(gains(nil, channels: 6, to: 6, deviceMap: wide)
+            == [[1, 0, 0, 0, h, 0], [0, 1, 0, 0, 0, h], [0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0], [0, 0, 1, 0, 0, 0], [0, 0, 0, 1, 0, 0]])
+        #expect(mapping(nil, channels: 2, to: 2, deviceMap: [.frontLeftWide, .frontRightWide]) == nil)
     }
 
     /// A dropped channel's infinite sample does not become NaN (0 × ∞) in the others.

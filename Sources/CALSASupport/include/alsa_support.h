@@ -23,4 +23,12 @@ void noti_alsa_capture_end(void);
 /// The last diagnostic libasound reported on this thread, or "" (cleared by the call).
 const char *noti_alsa_take_diagnostic(void);
 
+/// The speaker of each channel of an open stream (after hw_params), as snd_pcm_get_chmap gives
+/// it: copies up to `capacity` positions (snd_pcm_chmap_position values, with their flag bits)
+/// into `positions` and returns how many the map holds, or 0 when the device gives none. The map
+/// ends in a flexible array, which Swift cannot index. (`struct _snd_pcm` is snd_pcm_t, named
+/// without alsa/asoundlib.h, which is the CALSA module's.)
+struct _snd_pcm;
+int noti_alsa_channel_map(struct _snd_pcm *pcm, unsigned int *positions, unsigned int capacity);
+
 #endif

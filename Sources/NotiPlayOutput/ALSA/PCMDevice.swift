@@ -36,12 +36,17 @@ public struct NegotiatedFormat: Sendable, Equatable {
     public var sampleFormat: DeviceSampleFormat
     public var periodFrames: Int
     public var bufferFrames: Int
+    /// The speaker of each channel, in the device's order, where ALSA's channel map says
+    /// (``ChannelPosition/currentMap(of:channelCount:)``); nil where it does not, and then the
+    /// channels are taken to be in WAVE's order for their count.
+    public var speakers: [ChannelPosition]?
 
     public var bytesPerFrame: Int { channelCount * sampleFormat.bytesPerSample }
 
     /// For a `PCMBackend` other than ALSA (the tests' scripted devices).
     package init(
-        device: String, sampleRate: Int, channelCount: Int, sampleFormat: DeviceSampleFormat, periodFrames: Int, bufferFrames: Int
+        device: String, sampleRate: Int, channelCount: Int, sampleFormat: DeviceSampleFormat, periodFrames: Int, bufferFrames: Int,
+        speakers: [ChannelPosition]? = nil
     ) {
         self.device = device
         self.sampleRate = sampleRate
@@ -49,6 +54,7 @@ public struct NegotiatedFormat: Sendable, Equatable {
         self.sampleFormat = sampleFormat
         self.periodFrames = periodFrames
         self.bufferFrames = bufferFrames
+        self.speakers = speakers
     }
 }
 
@@ -149,7 +155,9 @@ final class PCMDevice {
 
         return NegotiatedFormat(
             device: name, sampleRate: Int(rate), channelCount: Int(channels), sampleFormat: format,
-            periodFrames: Int(period), bufferFrames: Int(buffer))
+            periodFrames: Int(period), bufferFrames: Int(buffer),
+            // Known only once hw_params has fixed the channel count.
+            speakers: ChannelPosition.currentMap(of: handle, channelCount: Int(channels)))
     }
 
     // The real-time half: static functions on the raw handle, so the render thread goes through

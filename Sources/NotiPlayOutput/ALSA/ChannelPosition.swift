@@ -1,0 +1,40 @@
+import CALSA
+import CALSASupport
+
+/// The speaker a device channel feeds, as ALSA's channel maps name it (`snd_pcm_chmap_position`;
+/// the raw values are ALSA's own short names, as `snd_pcm_chmap_name` gives them). Devices order
+/// their channels their own way: a `hw:` 5.1 device is FL FR RL RR FC LFE, not WAVE's
+/// FL FR FC LFE RL RR. ALSA's "rear" speakers are WAVE's "back" ones.
+public enum ChannelPosition: String, Sendable, CaseIterable {
+    case mono = "MONO"
+    case frontLeft = "FL", frontRight = "FR", rearLeft = "RL", rearRight = "RR"
+    case frontCenter = "FC", lowFrequency = "LFE", sideLeft = "SL", sideRight = "SR", rearCenter = "RC"
+    case frontLeftCenter = "FLC", frontRightCenter = "FRC", rearLeftCenter = "RLC", rearRightCenter = "RRC"
+    case frontLeftWide = "FLW", frontRightWide = "FRW"
+    case frontLeftHigh = "FLH", frontCenterHigh = "FCH", frontRightHigh = "FRH"
+    case topCenter = "TC", topFrontLeft = "TFL", topFrontRight = "TFR", topFrontCenter = "TFC"
+    case topRearLeft = "TRL", topRearRight = "TRR", topRearCenter = "TRC"
+    case topFrontLeftCenter = "TFLC", topFrontRightCenter = "TFRC", topSideLeft = "TSL", topSideRight = "TSR"
+    case leftLowFrequency = "LLFE", rightLowFrequency = "RLFE"
+    case bottomCenter = "BC", bottomLeftCenter = "BLC", bottomRightCenter = "BRC"
+
+    /// The speakers of an open stream's `channelCount` channels, as the device's channel map
+    /// says (after hw_params); nil when it gives none, or one that cannot be trusted to place a
+    /// sound: a map for another count, an UNKNOWN or NA channel, a driver-specific position, or
+    /// a phase-inverted channel.
+    static func currentMap(of pcm: OpaquePointer?, channelCount: Int) -> [ChannelPosition]? {
+        guard channelCount > 0 else { return nil }
+        var raw = [UInt32](repeating: 0, count: channelCount)
+        let count = noti_alsa_channel_map(pcm, &raw, UInt32(channelCount))
+        guard Int(count) == channelCount else { return nil }
+        var positions: [ChannelPosition] = []
+        for value in raw {
+            guard value & ~UInt32(SND_CHMAP_POSITION_MASK) == 0,  // DRIVER_SPEC, PHASE_INVERSE
+                  let name = snd_pcm_chmap_name(snd_pcm_chmap_position(value)),  // NULL: past ALSA's last
+                  let position = ChannelPosition(rawValue: String(cString: name))  // not UNKNOWN or NA
+            else { return nil }
+            positions.append(position)
+        }
+        return positions
+    }
+}
