@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static _Thread_local char last_diagnostic[256];
 static _Thread_local char taken[256];
@@ -40,4 +41,20 @@ int noti_alsa_channel_map(snd_pcm_t *pcm, unsigned int *positions, unsigned int 
     for (unsigned int i = 0; i < count && i < capacity; i++) positions[i] = map->pos[i];
     free(map);
     return (int)count;
+}
+
+int noti_alsa_is_pulseaudio_plugin(snd_pcm_t *pcm) {
+    if (snd_pcm_type(pcm) != SND_PCM_TYPE_IOPLUG) return 0;
+    snd_output_t *output = NULL;
+    if (snd_output_buffer_open(&output) < 0) return 0;
+    int found = 0;
+    if (snd_pcm_dump(pcm, output) >= 0) {
+        char *text = NULL;
+        size_t length = snd_output_buffer_string(output, &text);
+        // The plugin's name is the dump's first line, as alsa-plugins' pulse/pcm_pulse.c sets it.
+        static const char name[] = "ALSA <-> PulseAudio PCM I/O Plugin\n";
+        found = text != NULL && length >= sizeof name - 1 && strncmp(text, name, sizeof name - 1) == 0;
+    }
+    snd_output_close(output);
+    return found;
 }

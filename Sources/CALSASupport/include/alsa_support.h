@@ -31,4 +31,8 @@ const char *noti_alsa_take_diagnostic(void);
 struct _snd_pcm;
 int noti_alsa_channel_map(struct _snd_pcm *pcm, unsigned int *positions, unsigned int capacity);
 
+/// 1 when the stream is alsa-plugins' PulseAudio plugin (an ioplug PCM that names itself so),
+/// which gives no channel map yet orders channels as ALSA does; else 0.
+int noti_alsa_is_pulseaudio_plugin(struct _snd_pcm *pcm);
+
 #endif

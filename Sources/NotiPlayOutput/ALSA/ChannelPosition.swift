@@ -37,4 +37,14 @@ public enum ChannelPosition: String, Sendable, CaseIterable {
         }
         return positions
     }
+
+    /// The speakers of a stream whose device gives no map but is known to place channels in an
+    /// order of its own: PulseAudio's ALSA plugin hands its server ALSA's order (FL FR RL RR FC
+    /// LFE SL SR, as `pactl list sink-inputs` shows), where 3 and 7 channels end in an "aux"
+    /// speaker; nil for those counts and any other device.
+    static func impliedMap(of pcm: OpaquePointer?, channelCount: Int) -> [ChannelPosition]? {
+        let order: [ChannelPosition] = [.frontLeft, .frontRight, .rearLeft, .rearRight, .frontCenter, .lowFrequency, .sideLeft, .sideRight]
+        guard [1, 2, 4, 5, 6, 8].contains(channelCount), noti_alsa_is_pulseaudio_plugin(pcm) == 1 else { return nil }
+        return channelCount == 1 ? [.mono] : Array(order.prefix(channelCount))
+    }
 }

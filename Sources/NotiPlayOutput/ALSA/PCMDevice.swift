@@ -157,7 +157,8 @@ final class PCMDevice {
             device: name, sampleRate: Int(rate), channelCount: Int(channels), sampleFormat: format,
             periodFrames: Int(period), bufferFrames: Int(buffer),
             // Known only once hw_params has fixed the channel count.
-            speakers: ChannelPosition.currentMap(of: handle, channelCount: Int(channels)))
+            speakers: ChannelPosition.currentMap(of: handle, channelCount: Int(channels))
+                ?? ChannelPosition.impliedMap(of: handle, channelCount: Int(channels)))
     }
 
     // The real-time half: static functions on the raw handle, so the render thread goes through
