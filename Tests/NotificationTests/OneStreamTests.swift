@@ -151,6 +151,7 @@ extension PlayerTests {
 
         /// Like a `hw:` device: one rate (48 kHz) and one open at a time. Three overlapping
         /// sounds at 44.1, 48 and 8 kHz all play, on the one stream it allows, at its rate.
+        /// (On real ALSA, a plugin that allows one open: OneOpenDeviceTests.)
         @Test func aDeviceWithOneRateAndOneOpenPlaysThreeRates() throws {
             for (name, rate) in [("h44.wav", 44100), ("h48.wav", 48000), ("h8.wav", 8000)] {
                 _ = try tone(name, rate: rate, frequency: 500, seconds: 0.3)
