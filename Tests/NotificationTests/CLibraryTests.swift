@@ -19,16 +19,8 @@ import Testing
     /// Installs what `swift build` made into a fresh prefix and compiles `source` against it
     /// with `pkg-config --cflags --libs noti-play` and `extraPackages`.
     func build(_ source: String, named name: String, extraPackages: [String] = []) throws -> String {
-        let prefix = folder.file("prefix")
-        let buildDirectory = URL(fileURLWithPath: TestTools.notiPlay).deletingLastPathComponent().path
-        try TestTools.runChecked(repository + "/scripts/install.sh", ["--prefix", prefix, "--from", buildDirectory])
-        let pkgConfig = ["PKG_CONFIG_PATH": prefix + "/lib/pkgconfig"]
-        let flags = try TestTools.run("pkg-config", ["--cflags", "--libs", "noti-play"] + extraPackages, environment: pkgConfig)
-        #expect(flags.status == 0, "\(flags.stderr)")
         let program = folder.file(name)
-        let compile = try TestTools.run("gcc", ["-Wall", "-Wextra", "-Werror", "-pthread", "-o", program, source]
-            + flags.stdoutText.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty })
-        #expect(compile.status == 0, "\(compile.stderr)")
+        try InstalledLibrary(in: folder).compile(source, into: program, extraPackages: extraPackages)
         return program
     }
 

@@ -39,18 +39,6 @@ extension PlayerTests {
             try body(player, Reports())
         }
 
-        /// `sound` at `volume`, placed at `offset` frames into a stereo buffer of `frames` frames, added to `mix`.
-        func add(_ sound: [Float], volume: Float, at offset: Int, into mix: inout [Float]) {
-            for (index, sample) in sound.enumerated() where 2 * offset + index < mix.count { mix[2 * offset + index] += sample * volume }
-        }
-
-        /// RMS of a − b, in dB relative to full scale.
-        func differenceDB(_ a: [Float], _ b: [Float]) -> Double {
-            let n = min(a.count, b.count)
-            let sum = (0..<n).reduce(0.0) { $0 + Double(a[$1] - b[$1]) * Double(a[$1] - b[$1]) }
-            return 10 * log10(sum / Double(max(1, n)))
-        }
-
         /// The three start in the same period: the first one's first period waits inside the
         /// device's write while the other two are started, so the stream is exactly the first at
         /// its own rate (unconverted) plus the others, converted, one period later.
@@ -79,12 +67,12 @@ extension PlayerTests {
                 let period = format.periodFrames
                 let captured = device.samples(ofStream: 0)
                 var expected = [Float](repeating: 0, count: captured.count)
-                add(try SoundDecoder(path: a).readAll(), volume: 0.5, at: 0, into: &expected)
-                add(Soxr.resample(try SoundDecoder(path: b).readAll(), channels: 2, from: 48000, to: 44100), volume: 0.3, at: period, into: &expected)
-                add(Soxr.resample(try SoundDecoder(path: c).readAll(), channels: 2, from: 8000, to: 44100), volume: 0.2, at: period, into: &expected)
+                ExpectedMix.add(try SoundDecoder(path: a).readAll(), volume: 0.5, at: 0, into: &expected)
+                ExpectedMix.add(Soxr.resample(try SoundDecoder(path: b).readAll(), channels: 2, from: 48000, to: 44100), volume: 0.3, at: period, into: &expected)
+                ExpectedMix.add(Soxr.resample(try SoundDecoder(path: c).readAll(), channels: 2, from: 8000, to: 44100), volume: 0.2, at: period, into: &expected)
                 // 0.5 s at 44.1 kHz after one period: both converted sounds end there.
                 #expect(captured.count >= 2 * (period + 22050), "\(captured.count) samples")
-                let difference = differenceDB(captured, expected)
+                let difference = ExpectedMix.differenceDB(captured, expected)
                 #expect(difference < -100, "the mix differs from libsoxr's conversions by \(difference) dB")
             }
         }
@@ -163,6 +151,7 @@ extension PlayerTests {
 
         /// Like a `hw:` device: one rate (48 kHz) and one open at a time. Three overlapping
         /// sounds at 44.1, 48 and 8 kHz all play, on the one stream it allows, at its rate.
+        /// (On real ALSA, a plugin that allows one open: OneOpenDeviceTests.)
         @Test func aDeviceWithOneRateAndOneOpenPlaysThreeRates() throws {
             for (name, rate) in [("h44.wav", 44100), ("h48.wav", 48000), ("h8.wav", 8000)] {
                 _ = try tone(name, rate: rate, frequency: 500, seconds: 0.3)
