@@ -110,6 +110,25 @@ import Testing
         #expect(try captured(tap).map(\.bitPattern) == (try SoundDecoder(path: path).readAll()).map(\.bitPattern))
     }
 
+    /// A map that names one speaker twice (FL FL) says nothing of where the other channel goes:
+    /// it is no map either. Placed by it, a stereo sound's right channel found no FR and was
+    /// dropped, the device's second channel silent; untrusted, both channels play as they are.
+    @Test func aMapNamingASpeakerTwiceIsNotTrusted() throws {
+        let path = folder.file("stereo.wav")
+        try TestTools.runChecked("ffmpeg", [
+            "-v", "error", "-f", "lavfi", "-i", "aevalsrc=exprs=0.5*sin(2*PI*440*t)|0.3*sin(2*PI*660*t):s=44100:d=0.2",
+            "-c:a", "pcm_f32le", "-y", path,
+        ])
+        let tap = try ALSATap(in: folder, name: "twice-fl", channelMap: "FL,FL")
+        let result = try play(path, ["--verbose"], tap: tap)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("noti-play: device:      default: FLOAT, 44100 Hz, 2 channel(s)\n"), "\(result.stderr)")
+        let captured = try captured(tap)
+        let right = stride(from: 1, to: captured.count, by: 2).reduce(Float(0)) { $0 + captured[$1] * captured[$1] }
+        #expect(right > 0, "the right channel was silenced")
+        #expect(captured.map(\.bitPattern) == (try SoundDecoder(path: path).readAll()).map(\.bitPattern))
+    }
+
     /// --verbose names the speakers in the device's order where its map names them.
     @Test func verboseNamesTheDevicesSpeakers() throws {
         let path = try fiveOneWAV("verbose.wav")
