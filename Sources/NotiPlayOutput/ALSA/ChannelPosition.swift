@@ -20,8 +20,9 @@ public enum ChannelPosition: String, Sendable, CaseIterable {
 
     /// The speakers of an open stream's `channelCount` channels, as the device's channel map
     /// says (after hw_params); nil when it gives none, or one that cannot be trusted to place a
-    /// sound: a map for another count, an UNKNOWN or NA channel, a driver-specific position, or
-    /// a phase-inverted channel.
+    /// sound: a map for another count, an UNKNOWN or NA channel, a driver-specific position, a
+    /// phase-inverted channel, or a speaker named twice (FL FL: the sound's FR would find no
+    /// speaker and be dropped).
     static func currentMap(of pcm: OpaquePointer?, channelCount: Int) -> [ChannelPosition]? {
         guard channelCount > 0 else { return nil }
         var raw = [UInt32](repeating: 0, count: channelCount)
@@ -35,7 +36,7 @@ public enum ChannelPosition: String, Sendable, CaseIterable {
             else { return nil }
             positions.append(position)
         }
-        return positions
+        return Set(positions).count == positions.count ? positions : nil
     }
 
     /// The speakers of a stream whose device gives no map but is known to place channels in an
