@@ -102,6 +102,7 @@ final class SoundCache: Sendable {
         state.withLock { state in
             var figures = state.figures
             figures.bytes = state.bytes
+            figures.sounds = state.entries.count
             return figures
         }
     }
@@ -132,13 +133,16 @@ final class SoundCache: Sendable {
 package struct SoundCacheFigures: Equatable, Sendable {
     /// Samples held, in bytes.
     package var bytes = 0
+    /// Files held (each with one form or more).
+    package var sounds = 0
     /// Plays that opened their file (their decode was not cached).
     package var fileOpens = 0
     /// Plays converted to their stream as they played (not from a cached conversion).
     package var conversions = 0
 
-    package init(bytes: Int = 0, fileOpens: Int = 0, conversions: Int = 0) {
+    package init(bytes: Int = 0, sounds: Int = 0, fileOpens: Int = 0, conversions: Int = 0) {
         self.bytes = bytes
+        self.sounds = sounds
         self.fileOpens = fileOpens
         self.conversions = conversions
     }

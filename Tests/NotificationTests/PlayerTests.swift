@@ -145,7 +145,8 @@ import Testing
         let once = played[decodedFirst.count...].prefix(convertedCount), again = played.suffix(convertedCount)
         #expect(Array(once) == Array(again))
         #expect(once.contains { $0 != 0 })
-        #expect(figures == SoundCacheFigures(bytes: (decodedFirst.count + decodedOther.count + convertedCount) * 4, fileOpens: 2, conversions: 1))
+        #expect(figures == SoundCacheFigures(
+            bytes: (decodedFirst.count + decodedOther.count + convertedCount) * 4, sounds: 2, fileOpens: 2, conversions: 1))
     }
 
     /// The limit counts every form: the conversion that does not fit with the rest lets the
@@ -483,6 +484,35 @@ import Testing
         let both = Set(woken.keys).intersection(after.keys)
         #expect(both.count >= 2 && both.allSatisfy { woken[$0] == after[$0] }, "an idle player woke up: \(woken) then \(after)")
         player.close()
+    }
+
+    /// A canonical 16-bit mono 44.1 kHz WAV of `frames` silent frames.
+    static func silentWAV(frames: Int) -> Data {
+        func u32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
+        func u16(_ v: Int) -> [UInt8] { (0..<2).map { UInt8((v >> (8 * $0)) & 0xFF) } }
+        let data = frames * 2
+        let header = Array("RIFF".utf8) + u32(36 + data) + Array("WAVEfmt ".utf8) + u32(16) + u16(1) + u16(1)
+            + u32(44100) + u32(88200) + u16(2) + u16(16) + Array("data".utf8) + u32(data)
+        return Data(header + [UInt8](repeating: 0, count: data))
+    }
+
+    /// Keeping a sound costs more than its samples: its file's identity, its entry, each form's
+    /// array. A limit that counts samples alone bounds nothing for sounds with (almost) none: a
+    /// sender that names a new empty file per notification (or rewrites one, a new identity each
+    /// time) grows the player without end. 4096 bytes cannot hold 64 sounds of any length.
+    @Test func theCacheLimitBoundsHowManySoundsItKeepsEvenEmptyOnes() throws {
+        let reports = Reports()
+        let player = player(capture: folder.file("empty.raw"), cacheLimit: 4096)
+        for index in 0..<100 {
+            try Self.silentWAV(frames: index % 2).write(to: URL(fileURLWithPath: folder.file("empty-\(index).wav")))
+            try player.play(.named("empty-\(index).wav")) { reports.add($0) }
+            _ = reports.wait(1)
+        }
+        #expect(reports.values.withLock { $0.map(\.result) } == Array(repeating: .finished, count: 100))
+        let figures = player.cacheFigures
+        player.close()
+        #expect(figures.sounds > 0 && figures.sounds * 64 <= 4096, "\(figures)")
+        #expect(figures.bytes <= 4096, "\(figures)")
     }
 
     @Test func aSoundLongerThanTheCacheIsNotRecorded() throws {
