@@ -5,8 +5,8 @@ import Synchronization
 
 /// Sounds kept for replay, by file identity (device, inode, size, modification time): each as
 /// it was decoded and as it was converted for each stream it played on, so a sound played again
-/// on the same stream is neither decoded nor converted again. At most `limit` bytes of samples
-/// in all; the sound cached first is let go first, with all its forms. A sound's first play
+/// on the same stream is neither decoded nor converted again. At most `limit` bytes in all,
+/// samples and each form's keeping; the sound cached first is let go first, with all its forms. A sound's first play
 /// streams from the file and records what it decodes and what its conversion puts out; the
 /// recordings arrive on the engine's decode worker, hence the lock.
 final class SoundCache: Sendable {
@@ -29,7 +29,10 @@ final class SoundCache: Sendable {
         var bytes: Int {
             converted.values.reduce(decoded.map(Self.bytes) ?? 0) { $0 + Self.bytes($1) }
         }
-        static func bytes(_ sound: DecodedSound) -> Int { sound.samples.count * MemoryLayout<Float>.size }
+        /// A form's samples and its keeping (``SoundCacheFigures/formOverhead``).
+        static func bytes(_ sound: DecodedSound) -> Int {
+            sound.samples.count * MemoryLayout<Float>.size + SoundCacheFigures.formOverhead
+        }
     }
 
     /// A sound looked up for a play: its cached forms and, when they do not hold its decode, its
@@ -131,7 +134,11 @@ final class SoundCache: Sendable {
 
 /// What a player's cache holds and did, for the tests and the figures.
 package struct SoundCacheFigures: Equatable, Sendable {
-    /// Samples held, in bytes.
+    /// What keeping a form costs besides its samples (its array, its place in its file's entry,
+    /// and that entry and the file's identity), counted against the limit with them: without it,
+    /// empty or one-frame sounds cost nothing and were kept without end.
+    package static let formOverhead = 256
+    /// Bytes held: samples, and `formOverhead` for each form.
     package var bytes = 0
     /// Files held (each with one form or more).
     package var sounds = 0
