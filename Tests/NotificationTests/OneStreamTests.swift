@@ -149,6 +149,28 @@ extension PlayerTests {
             }
         }
 
+        /// A sound cancelled half-way has had only part of its conversion recorded: none of it is
+        /// cached, and its next play is converted again, whole (not the half as if it were whole).
+        @Test func aSoundCancelledHalfWayIsNotCachedAsIfWhole() throws {
+            let path = try tone("half.wav", rate: 44100, frequency: 500, seconds: 1)
+            let device = ScriptedDevice(paced: true, rate: 48000)
+            try withPlayer(on: device) { player, reports in
+                let id = try player.play(.named("half.wav")) { reports.add($0) }
+                usleep(300_000)
+                player.cancel(id)
+                #expect(reports.wait(1).map(\.result) == [.cancelled])
+                let cut = device.samples(ofStream: 0).count
+                try player.play(.named("half.wav")) { reports.add($0) }
+                #expect(reports.wait(1).map(\.result) == [.cancelled, .finished])
+                let figures = player.cacheFigures
+                #expect(figures.conversions == 2, "\(figures)")
+                // The whole sound played the second time: round(44100 × 48000 / 44100) frames.
+                let whole = (try SoundDecoder(path: path).readAll().count / 2) * 48000 / 44100 * 2
+                #expect(device.samples(ofStream: 0).count - cut == whole, "\(cut) then \(device.samples(ofStream: 0).count)")
+                #expect(cut < whole, "not cut: \(cut) samples")
+            }
+        }
+
         /// Like a `hw:` device: one rate (48 kHz) and one open at a time. Three overlapping
         /// sounds at 44.1, 48 and 8 kHz all play, on the one stream it allows, at its rate.
         /// (On real ALSA, a plugin that allows one open: OneOpenDeviceTests.)
