@@ -6,8 +6,8 @@ import Synchronization
 /// Sounds kept for replay, by file identity (device, inode, size, modification time): each as
 /// it was decoded and as it was converted for each stream it played on, so a sound played again
 /// on the same stream is neither decoded nor converted again. At most `limit` bytes in all,
-/// samples and each form's keeping; the sound cached first is let go first, with all its forms. A sound's first play
-/// streams from the file and records what it decodes and what its conversion puts out; the
+/// samples and each form's keeping; the sound played least recently is let go first, with all
+/// its forms (a daemon's default sound, played often, stays). A sound's first play streams from the file and records what it decodes and what its conversion puts out; the
 /// recordings arrive on the engine's decode worker, hence the lock.
 final class SoundCache: Sendable {
     /// What a stream takes: the rate, channels and speakers (the device's channel map, where it
@@ -50,9 +50,15 @@ final class SoundCache: Sendable {
 
     private struct State {
         var entries: [FileIdentity: Entry] = [:]
+        /// Least recently played first.
         var order: [FileIdentity] = []
         var bytes = 0
         var figures = SoundCacheFigures()
+
+        mutating func markPlayed(_ identity: FileIdentity) {
+            if let index = order.firstIndex(of: identity) { order.remove(at: index) }
+            order.append(identity)
+        }
     }
 
     let limit: Int
@@ -64,7 +70,10 @@ final class SoundCache: Sendable {
     /// file (recorded for the cache unless larger than the whole cache) when they lack it.
     func open(_ file: SoundFile, loops: Bool) throws(NotificationSoundError) -> Opened {
         let identity = file.file.identity
-        let cached = state.withLock { $0.entries[identity] }
+        let cached = state.withLock { state in
+            if state.entries[identity] != nil { state.markPlayed(identity) }
+            return state.entries[identity]
+        }
         if let cached, let decoded = cached.decoded {
             return Opened(identity: identity, loops: loops, cached: cached, file: nil, layout: cached.layout,
                           sampleRate: decoded.sampleRate, channelCount: decoded.channelCount)
@@ -110,15 +119,16 @@ final class SoundCache: Sendable {
         }
     }
 
-    /// Adds a form to `identity`'s entry (made if it has none), unless that form is there
-    /// already; then lets the oldest entries go until the cache is within its limit.
+    /// Puts a form in `identity`'s entry (made if it has none), unless the entry would then
+    /// exceed the whole limit; then lets the least recently played entries go until the cache is
+    /// within its limit.
     private func remember(_ identity: FileIdentity, _ add: (inout Entry) -> Void) {
         state.withLock { state in
             var entry = state.entries[identity] ?? Entry()
             let before = entry.bytes
             add(&entry)
             guard entry.bytes <= limit else { return }
-            if state.entries[identity] == nil { state.order.append(identity) }
+            state.markPlayed(identity)
             state.entries[identity] = entry
             state.bytes += entry.bytes - before
             var index = 0
@@ -142,7 +152,8 @@ package struct SoundCacheFigures: Equatable, Sendable {
     package var bytes = 0
     /// Files held (each with one form or more).
     package var sounds = 0
-    /// Plays that opened their file (their decode was not cached).
+    /// Plays that opened their file: its decode was not cached (a cached conversion may still
+    /// be what plays).
     package var fileOpens = 0
     /// Plays converted to their stream as they played (not from a cached conversion).
     package var conversions = 0

@@ -168,6 +168,23 @@ import Testing
         #expect(figures.bytes <= 150_000 && figures.conversions == 1, "\(figures)")
     }
 
+    /// The sound played least recently is let go first: one played again stays (a daemon's
+    /// default sound, played often, is not pushed out by every new one).
+    @Test func theCacheLetsTheSoundPlayedLeastRecentlyGo() throws {
+        for name in ["a", "b", "c"] { _ = try tone("\(name)-lru.caf", seconds: 0.1) }  // 35 kB decoded each
+        let reports = Reports()
+        let player = player(capture: folder.file("lru.raw"), cacheLimit: 100_000)  // two of them
+        for name in ["a", "b", "a", "c", "a"] {
+            try player.play(.named("\(name)-lru.caf")) { reports.add($0) }
+            _ = reports.wait(1)
+        }
+        #expect(reports.values.withLock { $0.map(\.result) } == Array(repeating: .finished, count: 5))
+        let figures = player.cacheFigures
+        player.close()
+        // a, b and c each read once: c pushed b out, not a.
+        #expect(figures.fileOpens == 3 && figures.sounds == 2, "\(figures)")
+    }
+
     /// A ringtone at another rate than its stream is converted as it loops (the filter runs
     /// across its seam), each time, and its conversion is never cached.
     @Test func aLoopingSoundIsConvertedEachTimeAndNotCached() throws {
