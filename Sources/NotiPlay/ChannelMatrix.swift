@@ -18,7 +18,8 @@ import NotiPlayOutput
 ///   at −3 dB (√½); the centre into left and right at −3 dB; a back centre into both surrounds at
 ///   −3 dB (so left and right at −6 dB on stereo); left and right of centre into the front speaker on
 ///   their side (at −3 dB, and the centre at −3 dB, where the device has a centre); the top
-///   speakers as the speakers beneath them (top centre: left and right at −3 dB). The
+///   speakers as the speakers beneath them (top centre: left and right at −3 dB); a front left or
+///   right the device lacks into its centre at −3 dB (a device mapped FL FC). The
 ///   low-frequency channel is dropped where the device has none (ITU-R BS.775 gives it no part in
 ///   a downmix). So 5.1 (and 5.0, 7.1, quad, 3.0, …) to stereo is ITU-R BS.775's
 ///   L' = L + √½·C + √½·Ls, R' = R + √½·C + √½·Rs, with 7.1's back and side pairs both as Ls/Rs.
@@ -185,6 +186,7 @@ struct ChannelMatrix: Sendable, Equatable {
         let h = minus3dB
         switch speaker {
         case .frontCenter, .topCenter: return [[(.frontLeft, h), (.frontRight, h)]]
+        case .frontLeft, .frontRight: return [[(.frontCenter, h)]]  // a device without that side (FL FC)
         case .sideLeft: return [[(.backLeft, 1)], [(.frontLeft, h)]]
         case .sideRight: return [[(.backRight, 1)], [(.frontRight, h)]]
         case .backLeft: return [[(.sideLeft, 1)], [(.frontLeft, h)]]
