@@ -25,8 +25,7 @@ import Synchronization
 /// nearest); sounds at other rates are converted in the decode worker. Each device stays open
 /// for `idleTimeout` after its last sound, so the next starts within a period. Sounds are cached
 /// by file identity (device, inode, size, modification time), decoded and converted for their
-/// stream, so a sound played again is neither decoded nor converted again (a file libsndfile
-/// reads, Ogg or FLAC, is kept only as converted).
+/// stream, so a sound played again is neither decoded nor converted again.
 /// An idle player wakes for nothing.
 public final class NotificationSoundPlayer: Sendable {
     public struct Configuration: Sendable {

@@ -20,10 +20,15 @@ final class SoundCache: Sendable {
 
     /// One file's forms.
     struct Entry {
-        /// As decoded: nil when only conversions of it are left (or libsndfile read it).
+        /// As decoded: nil when only a conversion was recorded (its decode alone was over the limit).
         var decoded: DecodedSound?
         /// The speakers the file names for its channels.
         var layout: ChannelLayout?
+        /// The formats it was read under when libsndfile read it (a theme's Ogg); nil when the
+        /// pure-Swift decoder did, whose formats every request allows. A request that does not
+        /// allow them (a notification's `sound-file` naming that Ogg) is not served from here,
+        /// so the cache never plays what the file itself would be refused for.
+        var readByLibsndfileAs: SoundFormats?
         var converted: [StreamShape: DecodedSound] = [:]
 
         var bytes: Int {
@@ -74,7 +79,7 @@ final class SoundCache: Sendable {
             if state.entries[identity] != nil { state.markPlayed(identity) }
             return state.entries[identity]
         }
-        if let cached, let decoded = cached.decoded {
+        if let cached, let decoded = cached.decoded, cached.readByLibsndfileAs.map(file.formats.allowsAll) ?? true {
             return Opened(identity: identity, loops: loops, cached: cached, file: nil, layout: cached.layout,
                           sampleRate: decoded.sampleRate, channelCount: decoded.channelCount)
         }
@@ -88,7 +93,17 @@ final class SoundCache: Sendable {
         let named = (source as? RecordingDecoderSource)?.channelLayout ?? (source as? LibSndFileSource)?.channelLayout
         layout.withLock { $0 = named }
         state.withLock { $0.figures.fileOpens += 1 }
-        return Opened(identity: identity, loops: loops, cached: cached, file: source, layout: named, sampleRate: source.sampleRate, channelCount: source.channelCount)
+        // libsndfile's decode is recorded here (the pure-Swift decoder records its own): a
+        // theme's Ogg or FLAC, played at the stream's rate, is not decoded again either.
+        var played = source
+        if source is LibSndFileSource, !loops {
+            let formats = file.formats
+            played = RecordingSource(source, limit: limit / MemoryLayout<Float>.size) { [self] sound in
+                remember(identity) { $0.decoded = sound; $0.layout = named; $0.readByLibsndfileAs = formats }
+            }
+        }
+        return Opened(identity: identity, loops: loops, cached: cached, file: played, layout: named,
+                      sampleRate: source.sampleRate, channelCount: source.channelCount)
     }
 
     /// The frames `sound` plays on a stream of `shape`: its cached conversion for that stream,
@@ -206,5 +221,20 @@ final class RecordingSource: FrameSource {
     private func stop() {
         onComplete = nil
         recorded = []
+    }
+}
+
+extension SoundFormats {
+    /// Whether a request for these formats allows every file `other` does: the three nest
+    /// (notification sounds within theme sounds within whatever libsndfile reads).
+    fileprivate func allowsAll(_ other: SoundFormats) -> Bool {
+        func rank(_ formats: SoundFormats) -> Int {
+            switch formats {
+            case .notificationSound: 0
+            case .themeSound: 1
+            case .anyReadable: 2
+            }
+        }
+        return rank(self) >= rank(other)
     }
 }
