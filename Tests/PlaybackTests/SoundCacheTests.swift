@@ -1,0 +1,106 @@
+import Foundation
+@testable import NotiPlay
+import NotiPlayDecoder
+import NotiPlayOutput
+import NotiPlayTestSupport
+import Testing
+
+/// The player's cache on its own, without a device: what it keeps, for which requests, and what
+/// keeping it costs. A play here is what the player does: `open`, then `frames(of:on:)` on a
+/// stream of the sound's own rate and channels, read to its end as the engine's decode worker
+/// reads it.
+@Suite struct SoundCacheTests {
+    let folder = TemporaryDirectory("sound-cache")
+    static let themeSound = "/usr/share/sounds/freedesktop/stereo/message-new-instant.oga"
+
+    /// A 16-bit PCM WAVE file of `frames` frames (a ramp).
+    func wave(_ name: String, frames: Int, channels: Int = 1, rate: Int = 48000) throws -> String {
+        func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.littleEndian) { Array($0) } }
+        let data = frames * channels * 2
+        var bytes = Array("RIFF".utf8) + le(UInt32(36 + data)) + Array("WAVEfmt ".utf8) + le(UInt32(16))
+        bytes += le(UInt16(1)) + le(UInt16(channels)) + le(UInt32(rate)) + le(UInt32(rate * channels * 2))
+        bytes += le(UInt16(channels * 2)) + le(UInt16(16)) + Array("data".utf8) + le(UInt32(data))
+        bytes += [UInt8](repeating: 0, count: data)
+        let path = folder.file(name)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// A tone made by ffmpeg, with the given codec and container.
+    func tone(_ name: String, codec: String, seconds: Double = 0.1) throws -> String {
+        let path = folder.file(name)
+        try TestTools.runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=660:d=\(seconds):r=48000", "-c:a", codec, "-y", path])
+        return path
+    }
+
+    func file(_ path: String, _ formats: SoundFormats) throws -> SoundFile {
+        SoundFile(try RegularFile(path: path), formats: formats)
+    }
+
+    /// Plays `file` through `cache` to its end, or for `frames` frames (then drops it, as a
+    /// cancelled play is dropped); the samples, and how long the last read took (the one that
+    /// finds the end, where a recording is handed to the cache).
+    @discardableResult
+    func play(_ file: SoundFile, on cache: SoundCache, loops: Bool = false, frames limit: Int = .max) throws -> (samples: [Float], lastRead: Duration) {
+        let opened = try cache.open(file, loops: loops)
+        let shape = SoundCache.StreamShape(sampleRate: Int(opened.sampleRate), channelCount: opened.channelCount, speakers: nil)
+        let source = try cache.frames(of: opened, on: shape)
+        var samples: [Float] = []
+        var buffer = [Float](repeating: 0, count: 4096 * source.channelCount)
+        let clock = ContinuousClock(), wanted = limit == .max ? .max : limit * source.channelCount
+        while samples.count < wanted {
+            let start = clock.now
+            let frames = try buffer.withUnsafeMutableBufferPointer { try source.read(into: $0) }
+            if frames == 0 { return (samples, clock.now - start) }
+            samples += buffer.prefix(frames * source.channelCount)
+        }
+        return (Array(samples.prefix(wanted)), .zero)
+    }
+
+    /// What the file plays as, read from the file without any cache.
+    func uncached(_ file: SoundFile) throws -> [Float] {
+        let source = try SoundSources.open(file)
+        var samples: [Float] = [], buffer = [Float](repeating: 0, count: 4096 * source.channelCount)
+        while case let frames = try buffer.withUnsafeMutableBufferPointer({ try source.read(into: $0) }), frames > 0 {
+            samples += buffer.prefix(frames * source.channelCount)
+        }
+        return samples
+    }
+
+    /// A decode libsndfile made is served only to a request whose formats allow what it was
+    /// read under; one that does not is refused as the file itself refuses it. (The player's
+    /// 30-second probe refuses those before the cache is asked; this is the cache's own rule.)
+    @Test func aLibsndfileDecodeIsServedOnlyToRequestsThatAllowIt() throws {
+        let theme = try #require(try? file(Self.themeSound, .themeSound), "the freedesktop sound theme is not installed")
+        let cache = SoundCache(limit: 32 << 20)
+        let played = try play(theme, on: cache).samples
+        #expect(try played == uncached(theme) && cache.figures.sounds == 1 && cache.figures.fileOpens == 1)
+        #expect(throws: NotificationSoundError.self) { try cache.open(file(Self.themeSound, .notificationSound), loops: false) }
+        #expect(try play(file(Self.themeSound, .anyReadable), on: cache).samples == played)
+        #expect(try play(file(Self.themeSound, .themeSound), on: cache).samples == played)
+        #expect(cache.figures.fileOpens == 1, "\(cache.figures)")
+
+        // Sun AU: a path may name it (libsndfile reads it), a theme may not.
+        let au = try tone("tone.au", codec: "pcm_s16be")
+        try play(file(au, .anyReadable), on: cache)
+        #expect(cache.figures.sounds == 2 && cache.figures.fileOpens == 2, "\(cache.figures)")
+        #expect(throws: NotificationSoundError.self) { try cache.open(file(au, .themeSound), loops: false) }
+        #expect(throws: NotificationSoundError.self) { try cache.open(file(au, .notificationSound), loops: false) }
+    }
+
+    /// Only a whole one-shot play of a libsndfile sound is kept: not a looping one (it never
+    /// ends), nor one dropped before its end (a cancelled sound).
+    @Test func aLibsndfileSoundIsKeptOnlyOncePlayedToItsEnd() throws {
+        let theme = try #require(try? file(Self.themeSound, .themeSound), "the freedesktop sound theme is not installed")
+        let whole = try uncached(theme), frames = whole.count / (try SoundSources.open(theme).channelCount)
+        let cache = SoundCache(limit: 32 << 20)
+        let looped = try play(theme, on: cache, loops: true, frames: 2 * frames)
+        #expect(Array(looped.samples.prefix(whole.count)) == whole && Array(looped.samples.suffix(whole.count)) == whole)
+        try play(theme, on: cache, frames: frames / 2)
+        #expect(cache.figures.sounds == 0 && cache.figures.bytes == 0, "\(cache.figures)")
+        #expect(try play(theme, on: cache).samples == whole)
+        #expect(cache.figures.bytes == whole.count * 4 + SoundCacheFigures.formOverhead, "\(cache.figures)")
+        #expect(try play(theme, on: cache, loops: true, frames: 2 * frames).samples == looped.samples)
+        #expect(cache.figures.fileOpens == 3, "the looping play after the whole one is the cache's: \(cache.figures)")
+    }
+}
