@@ -30,6 +30,8 @@ final class SoundCache: Sendable {
         /// so the cache never plays what the file itself would be refused for.
         var readByLibsndfileAs: SoundFormats?
         var converted: [StreamShape: DecodedSound] = [:]
+        /// Its place in the play order (``State/uses``): when it was last played or recorded.
+        fileprivate var lastUse = 0
 
         var bytes: Int {
             converted.values.reduce(decoded.map(Self.bytes) ?? 0) { $0 + Self.bytes($1) }
@@ -55,14 +57,41 @@ final class SoundCache: Sendable {
 
     private struct State {
         var entries: [FileIdentity: Entry] = [:]
-        /// Least recently played first.
-        var order: [FileIdentity] = []
+        /// The play order: an identity is appended at each play or recording of its entry, and
+        /// only its last place counts (its entry's `lastUse`, place `i` being `firstUse + i`); the
+        /// places before `oldest` are gone. No search and no shifting (an array searched at each
+        /// play and shifted at each sound let go made a cache of many short sounds quadratic to
+        /// fill, under the lock the engine's decode worker takes); the places that no longer
+        /// count are dropped once the order is more than twice as long as the entries.
+        var uses: [FileIdentity] = []
+        var firstUse = 0
+        var oldest = 0
         var bytes = 0
         var figures = SoundCacheFigures()
 
-        mutating func markPlayed(_ identity: FileIdentity) {
-            if let index = order.firstIndex(of: identity) { order.remove(at: index) }
-            order.append(identity)
+        /// Makes `identity`'s entry, if there is one, the one played last.
+        mutating func use(_ identity: FileIdentity) {
+            guard entries[identity] != nil else { return }
+            entries[identity]!.lastUse = firstUse + uses.count
+            uses.append(identity)
+            guard uses.count > 2 * entries.count + 64 else { return }
+            var kept: [FileIdentity] = []
+            kept.reserveCapacity(entries.count)
+            let next = firstUse + uses.count  // after every place so far: no old place can match
+            for index in oldest..<uses.count where entries[uses[index]]?.lastUse == firstUse + index {
+                entries[uses[index]]!.lastUse = next + kept.count
+                kept.append(uses[index])
+            }
+            (uses, firstUse, oldest) = (kept, next, 0)
+        }
+
+        /// The entry played least recently, which stays first until it is let go or played.
+        mutating func leastRecentlyUsed() -> FileIdentity? {
+            while oldest < uses.count {
+                if entries[uses[oldest]]?.lastUse == firstUse + oldest { return uses[oldest] }
+                oldest += 1
+            }
+            return nil
         }
     }
 
@@ -76,7 +105,7 @@ final class SoundCache: Sendable {
     func open(_ file: SoundFile, loops: Bool) throws(NotificationSoundError) -> Opened {
         let identity = file.file.identity
         let cached = state.withLock { state in
-            if state.entries[identity] != nil { state.markPlayed(identity) }
+            state.use(identity)
             return state.entries[identity]
         }
         if let cached, let decoded = cached.decoded, cached.readByLibsndfileAs.map(file.formats.allowsAll) ?? true {
@@ -125,6 +154,9 @@ final class SoundCache: Sendable {
         }
     }
 
+    /// The places the play order holds, gone or not (for the tests).
+    var playOrderLength: Int { state.withLock { $0.uses.count } }
+
     var figures: SoundCacheFigures {
         state.withLock { state in
             var figures = state.figures
@@ -143,14 +175,11 @@ final class SoundCache: Sendable {
             let before = entry.bytes
             add(&entry)
             guard entry.bytes <= limit else { return }
-            state.markPlayed(identity)
             state.entries[identity] = entry
+            state.use(identity)
             state.bytes += entry.bytes - before
-            var index = 0
-            while state.bytes > limit, index < state.order.count {
-                let oldest = state.order[index]
-                if oldest == identity { index += 1; continue }
-                state.order.remove(at: index)
+            // `identity` is the newest, and within the limit alone: the others go before it.
+            while state.bytes > limit, let oldest = state.leastRecentlyUsed(), oldest != identity {
                 state.bytes -= state.entries.removeValue(forKey: oldest)?.bytes ?? 0
             }
         }

@@ -8,8 +8,8 @@ import Testing
 /// The player's cache on its own, without a device: what it keeps, for which requests, and what
 /// keeping it costs. A play here is what the player does: `open`, then `frames(of:on:)` on a
 /// stream of the sound's own rate and channels, read to its end as the engine's decode worker
-/// reads it.
-@Suite struct SoundCacheTests {
+/// reads it. Serialized: one test measures time.
+@Suite(.serialized) struct SoundCacheTests {
     let folder = TemporaryDirectory("sound-cache")
     static let themeSound = "/usr/share/sounds/freedesktop/stereo/message-new-instant.oga"
 
@@ -65,6 +65,65 @@ import Testing
             samples += buffer.prefix(frames * source.channelCount)
         }
         return samples
+    }
+
+    /// The same file under another modification time: another identity, so another entry.
+    func reopened(_ path: String, version: Int) throws -> RegularFile {
+        let fd = open(path, O_WRONLY)
+        #expect(fd >= 0)
+        var times = [timespec(tv_sec: 1_000_000, tv_nsec: version), timespec(tv_sec: 1_000_000, tv_nsec: version)]
+        #expect(futimens(fd, &times) == 0)
+        close(fd)
+        return try RegularFile(path: path)
+    }
+
+    /// A cache full of tiny sounds (as many as its limit allows: each form counts 256 bytes):
+    /// a play, a recording and letting every sound go at once cost no walk through the others.
+    /// The play order was an array searched at each play and each recording, and shifted at each
+    /// sound let go: filling the cache was quadratic (20,000 sounds: the last tenths took 6 times
+    /// as long as the first), under the lock the engine's decode worker takes.
+    @Test func aCacheOfManyTinySoundsIsFilledAndEmptiedInLinearTime() throws {
+        let count = 20_000
+        let tiny = try wave("tiny.wav", frames: 1)
+        let cache = SoundCache(limit: count * (4 + SoundCacheFigures.formOverhead))
+        let clock = ContinuousClock()
+        var tenths: [Duration] = []
+        var start = clock.now
+        for version in 0..<count {
+            try play(SoundFile(reopened(tiny, version: version), formats: .notificationSound), on: cache)
+            if (version + 1) % (count / 10) == 0 { tenths.append(clock.now - start); start = clock.now }
+        }
+        #expect(cache.figures.sounds == count && cache.figures.bytes == cache.limit, "\(cache.figures)")
+        // The last tenths of the fill, the cache nearly full, cost what the first did (the
+        // fastest of three each, so that a busy moment of the machine's does not count).
+        #expect(tenths[7...].min()! < tenths[..<3].min()! * 2.5, "\(tenths)")
+        // A sound as large as the whole cache pushes every tiny one out.
+        let frames = (cache.limit - SoundCacheFigures.formOverhead) / 4
+        let (samples, lastRead) = try play(file(wave("large.wav", frames: frames), .notificationSound), on: cache)
+        #expect(samples.count == frames)
+        #expect(cache.figures.sounds == 1 && cache.figures.bytes == cache.limit, "\(cache.figures)")
+        #expect(lastRead < .seconds(1), "letting \(count) sounds go took \(lastRead)")
+    }
+
+    /// The sound played least recently goes first, however often the others were played; the
+    /// play order keeps no more than about twice as many places as there are sounds.
+    @Test func theSoundPlayedLeastRecentlyGoesAndThePlayOrderStaysShort() throws {
+        let paths = try Dictionary(uniqueKeysWithValues: ["a", "b", "c"].map { ($0, try wave("\($0).wav", frames: 2)) })
+        let cache = SoundCache(limit: 2 * (8 + SoundCacheFigures.formOverhead))  // two of them
+        func play(_ name: String) throws { try self.play(file(paths[name]!, .notificationSound), on: cache) }
+        try play("a")
+        try play("b")
+        for _ in 0..<1000 { try play("a") }
+        #expect(cache.playOrderLength <= 2 * 2 + 64 + 1, "\(cache.playOrderLength)")
+        try play("c")  // b goes
+        try play("a")
+        #expect(cache.figures.fileOpens == 3 && cache.figures.sounds == 2, "\(cache.figures)")
+        try play("b")  // c goes
+        try play("a")
+        #expect(cache.figures.fileOpens == 4, "\(cache.figures)")
+        try play("c")
+        #expect(cache.figures.fileOpens == 5 && cache.figures.sounds == 2, "\(cache.figures)")
+        #expect(cache.playOrderLength <= 2 * 2 + 64 + 1, "\(cache.playOrderLength)")
     }
 
     /// A decode libsndfile made is served only to a request whose formats allow what it was
