@@ -123,11 +123,12 @@ final class SoundCache: Sendable {
         layout.withLock { $0 = named }
         state.withLock { $0.figures.fileOpens += 1 }
         // libsndfile's decode is recorded here (the pure-Swift decoder records its own): a
-        // theme's Ogg or FLAC, played at the stream's rate, is not decoded again either.
+        // theme's Ogg or FLAC, played at the stream's rate, is not decoded again either. Only
+        // if it ends at the length libsndfile stated (see ``RecordingSource/endedShort``).
         var played = source
-        if source is LibSndFileSource, !loops {
+        if let libsndfile = source as? LibSndFileSource, !loops {
             let formats = file.formats
-            played = RecordingSource(source, limit: limit / MemoryLayout<Float>.size) { [self] sound in
+            played = RecordingSource(source, limit: limit / MemoryLayout<Float>.size, statedFrames: libsndfile.frameCount) { [self] sound in
                 remember(identity) { $0.decoded = sound; $0.layout = named; $0.readByLibsndfileAs = formats }
             }
         }
@@ -148,8 +149,10 @@ final class SoundCache: Sendable {
             decode, layout: sound.layout, to: shape.sampleRate, channels: shape.channelCount, speakers: shape.speakers) else { return decode }
         state.withLock { $0.figures.conversions += 1 }
         guard !sound.loops else { return converting }
-        let identity = sound.identity
+        let identity = sound.identity, recordedDecode = sound.file as? RecordingSource
         return RecordingSource(converting, limit: limit / MemoryLayout<Float>.size) { [self] converted in
+            // Nor the conversion of a decode that ended short: it is of no more than that.
+            guard recordedDecode?.endedShort != true else { return }
             remember(identity) { $0.converted[shape] = converted }
         }
     }
@@ -211,16 +214,29 @@ package struct SoundCacheFigures: Equatable, Sendable {
 }
 
 /// Hands out another source's frames and keeps a copy of them; at their end, if they all fit
-/// in `limit` samples, gives the whole recording to `onComplete`, once. For a source that ends.
+/// in `limit` samples (and the source did not end short), gives the whole recording to
+/// `onComplete`, once. For a source that ends.
 final class RecordingSource: FrameSource {
     private let source: any FrameSource
     private let limit: Int
+    private let statedFrames: Int?
+    private var framesRead = 0
     private var recorded: [Float] = []
     private var onComplete: ((DecodedSound) -> Void)?
+    /// Whether the source ended before the `statedFrames` it was said to hold: libsndfile stops
+    /// at the length a file's header states (FLAC's STREAMINFO, Ogg's last granule position),
+    /// and reports a read error as an early end. Such a recording is not the file's sound, and
+    /// is not handed on: it is what a damaged or lying file plays as, or a failed read that a
+    /// later play would not repeat; and its room, reserved for the stated length, would be kept
+    /// with it uncounted (a FLAC stating 20 s that holds 0.1 s: 3.8 MB for 19 kB).
+    private(set) var endedShort = false
 
-    init(_ source: any FrameSource, limit: Int, onComplete: @escaping (DecodedSound) -> Void) {
+    /// `statedFrames`: the frames the source says it holds, where that is exact (libsndfile's
+    /// `frames`), else nil.
+    init(_ source: any FrameSource, limit: Int, statedFrames: Int? = nil, onComplete: @escaping (DecodedSound) -> Void) {
         self.source = source
         self.limit = limit
+        self.statedFrames = statedFrames
         let expected = source.duration.map { $0 * source.sampleRate * Double(source.channelCount) } ?? .infinity
         if expected <= Double(limit) { self.onComplete = onComplete }
     }
@@ -231,10 +247,14 @@ final class RecordingSource: FrameSource {
 
     func read(into buffer: UnsafeMutableBufferPointer<Float>) throws -> Int {
         let frames = try source.read(into: buffer)
+        framesRead += frames
+        if frames == 0, let statedFrames, framesRead < statedFrames { endedShort = true }
         guard let onComplete else { return frames }
         let samples = frames * source.channelCount
         if frames == 0 {
-            onComplete(DecodedSound(sampleRate: source.sampleRate, channelCount: source.channelCount, samples: recorded))
+            if !endedShort {
+                onComplete(DecodedSound(sampleRate: source.sampleRate, channelCount: source.channelCount, samples: recorded))
+            }
             stop()
         } else if recorded.count + samples > limit {
             stop()

@@ -37,13 +37,15 @@ import Testing
         SoundFile(try RegularFile(path: path), formats: formats)
     }
 
-    /// Plays `file` through `cache` to its end, or for `frames` frames (then drops it, as a
+    /// Plays `file` through `cache` (on a stream at `rate`, else at its own) to its end, or for `frames` frames (then drops it, as a
     /// cancelled play is dropped); the samples, and how long the last read took (the one that
     /// finds the end, where a recording is handed to the cache).
     @discardableResult
-    func play(_ file: SoundFile, on cache: SoundCache, loops: Bool = false, frames limit: Int = .max) throws -> (samples: [Float], lastRead: Duration) {
+    func play(
+        _ file: SoundFile, on cache: SoundCache, rate: Int? = nil, loops: Bool = false, frames limit: Int = .max
+    ) throws -> (samples: [Float], lastRead: Duration) {
         let opened = try cache.open(file, loops: loops)
-        let shape = SoundCache.StreamShape(sampleRate: Int(opened.sampleRate), channelCount: opened.channelCount, speakers: nil)
+        let shape = SoundCache.StreamShape(sampleRate: rate ?? Int(opened.sampleRate), channelCount: opened.channelCount, speakers: nil)
         let source = try cache.frames(of: opened, on: shape)
         var samples: [Float] = []
         var buffer = [Float](repeating: 0, count: 4096 * source.channelCount)
@@ -161,5 +163,41 @@ import Testing
         #expect(cache.figures.bytes == whole.count * 4 + SoundCacheFigures.formOverhead, "\(cache.figures)")
         #expect(try play(theme, on: cache, loops: true, frames: 2 * frames).samples == looped.samples)
         #expect(cache.figures.fileOpens == 3, "the looping play after the whole one is the cache's: \(cache.figures)")
+    }
+
+    /// libsndfile takes a file's length from its header and stops there; a file that ends
+    /// before it plays as far as it goes, and is not kept, decoded or converted: that may be a
+    /// read error (libsndfile reports one as an early end), and the recording's room, reserved
+    /// for the stated length, was kept with it uncounted. A file stating less than it holds
+    /// plays, and is kept, as far as it states.
+    @Test func aLibsndfileSoundThatEndsBeforeItsStatedLengthIsNotKept() throws {
+        let flac = try [UInt8](Data(contentsOf: URL(fileURLWithPath: tone("tone.flac", codec: "flac"))))  // 4,800 frames
+        /// The file with STREAMINFO's 36-bit sample count set to `frames`.
+        func stating(_ frames: UInt64, _ name: String) throws -> SoundFile {
+            var bytes = flac
+            let header = (18..<26).reduce(UInt64(0)) { $0 << 8 | UInt64(bytes[$1]) }
+            let patched = header & ~((1 << 36) - 1) | frames
+            for index in 0..<8 { bytes[18 + index] = UInt8(truncatingIfNeeded: patched >> (56 - 8 * UInt64(index))) }
+            try Data(bytes).write(to: URL(fileURLWithPath: folder.file(name)))
+            return try file(folder.file(name), .anyReadable)
+        }
+        let cache = SoundCache(limit: 32 << 20)
+        let long = try stating(960_000, "long.flac")  // 20 s stated
+        let first = try play(long, on: cache).samples
+        #expect(try first.count == 4800 && first == uncached(long))
+        let converted = try play(long, on: cache, rate: 44100).samples
+        #expect(converted.count == 4410)
+        #expect(cache.figures.sounds == 0 && cache.figures.bytes == 0, "\(cache.figures)")
+        #expect(try play(long, on: cache).samples == first)
+        #expect(try play(long, on: cache, rate: 44100).samples == converted)
+        #expect(cache.figures.fileOpens == 4 && cache.figures.conversions == 2, "\(cache.figures)")
+
+        let short = try stating(1000, "short.flac")
+        #expect(try play(short, on: cache).samples == Array(first.prefix(1000)))
+        try play(short, on: cache, rate: 44100)
+        #expect(try play(short, on: cache).samples == Array(first.prefix(1000)))
+        try play(short, on: cache, rate: 44100)
+        #expect(cache.figures.bytes == (1000 + 919) * 4 + 2 * SoundCacheFigures.formOverhead, "\(cache.figures)")
+        #expect(cache.figures.fileOpens == 5 && cache.figures.conversions == 3, "\(cache.figures)")
     }
 }
