@@ -7,8 +7,9 @@ import Synchronization
 /// it was decoded and as it was converted for each stream it played on, so a sound played again
 /// on the same stream is neither decoded nor converted again. At most `limit` bytes in all,
 /// samples and each form's keeping; the sound played least recently is let go first, with all
-/// its forms (a daemon's default sound, played often, stays). A sound's first play streams from the file and records what it decodes and what its conversion puts out; the
-/// recordings arrive on the engine's decode worker, hence the lock.
+/// its forms (a daemon's default sound, played often, stays). A sound's first play streams from
+/// the file and records what it decodes and what its conversion puts out; the recordings arrive
+/// on the engine's decode worker, hence the lock.
 final class SoundCache: Sendable {
     /// What a stream takes: the rate, channels and speakers (the device's channel map, where it
     /// names them) a cached conversion was made for.
