@@ -7,8 +7,9 @@ import Synchronization
 /// it was decoded and as it was converted for each stream it played on, so a sound played again
 /// on the same stream is neither decoded nor converted again. At most `limit` bytes in all,
 /// samples and each form's keeping; the sound played least recently is let go first, with all
-/// its forms (a daemon's default sound, played often, stays). A sound's first play streams from the file and records what it decodes and what its conversion puts out; the
-/// recordings arrive on the engine's decode worker, hence the lock.
+/// its forms (a daemon's default sound, played often, stays). A sound's first play streams from
+/// the file and records what it decodes and what its conversion puts out; the recordings arrive
+/// on the engine's decode worker, hence the lock.
 final class SoundCache: Sendable {
     /// What a stream takes: the rate, channels and speakers (the device's channel map, where it
     /// names them) a cached conversion was made for.
@@ -30,6 +31,8 @@ final class SoundCache: Sendable {
         /// so the cache never plays what the file itself would be refused for.
         var readByLibsndfileAs: SoundFormats?
         var converted: [StreamShape: DecodedSound] = [:]
+        /// Its place in the play order (``State/uses``): when it was last played or recorded.
+        fileprivate var lastUse = 0
 
         var bytes: Int {
             converted.values.reduce(decoded.map(Self.bytes) ?? 0) { $0 + Self.bytes($1) }
@@ -55,14 +58,41 @@ final class SoundCache: Sendable {
 
     private struct State {
         var entries: [FileIdentity: Entry] = [:]
-        /// Least recently played first.
-        var order: [FileIdentity] = []
+        /// The play order: an identity is appended at each play or recording of its entry, and
+        /// only its last place counts (its entry's `lastUse`, place `i` being `firstUse + i`); the
+        /// places before `oldest` are gone. No search and no shifting (an array searched at each
+        /// play and shifted at each sound let go made a cache of many short sounds quadratic to
+        /// fill, under the lock the engine's decode worker takes); the places that no longer
+        /// count are dropped once the order is more than twice as long as the entries.
+        var uses: [FileIdentity] = []
+        var firstUse = 0
+        var oldest = 0
         var bytes = 0
         var figures = SoundCacheFigures()
 
-        mutating func markPlayed(_ identity: FileIdentity) {
-            if let index = order.firstIndex(of: identity) { order.remove(at: index) }
-            order.append(identity)
+        /// Makes `identity`'s entry, if there is one, the one played last.
+        mutating func use(_ identity: FileIdentity) {
+            guard entries[identity] != nil else { return }
+            entries[identity]!.lastUse = firstUse + uses.count
+            uses.append(identity)
+            guard uses.count > 2 * entries.count + 64 else { return }
+            var kept: [FileIdentity] = []
+            kept.reserveCapacity(entries.count)
+            let next = firstUse + uses.count  // after every place so far: no old place can match
+            for index in oldest..<uses.count where entries[uses[index]]?.lastUse == firstUse + index {
+                entries[uses[index]]!.lastUse = next + kept.count
+                kept.append(uses[index])
+            }
+            (uses, firstUse, oldest) = (kept, next, 0)
+        }
+
+        /// The entry played least recently, which stays first until it is let go or played.
+        mutating func leastRecentlyUsed() -> FileIdentity? {
+            while oldest < uses.count {
+                if entries[uses[oldest]]?.lastUse == firstUse + oldest { return uses[oldest] }
+                oldest += 1
+            }
+            return nil
         }
     }
 
@@ -76,7 +106,7 @@ final class SoundCache: Sendable {
     func open(_ file: SoundFile, loops: Bool) throws(NotificationSoundError) -> Opened {
         let identity = file.file.identity
         let cached = state.withLock { state in
-            if state.entries[identity] != nil { state.markPlayed(identity) }
+            state.use(identity)
             return state.entries[identity]
         }
         if let cached, let decoded = cached.decoded, cached.readByLibsndfileAs.map(file.formats.allowsAll) ?? true {
@@ -94,11 +124,12 @@ final class SoundCache: Sendable {
         layout.withLock { $0 = named }
         state.withLock { $0.figures.fileOpens += 1 }
         // libsndfile's decode is recorded here (the pure-Swift decoder records its own): a
-        // theme's Ogg or FLAC, played at the stream's rate, is not decoded again either.
+        // theme's Ogg or FLAC, played at the stream's rate, is not decoded again either. Only
+        // if it ends at the length libsndfile stated (see ``RecordingSource/endedShort``).
         var played = source
-        if source is LibSndFileSource, !loops {
+        if let libsndfile = source as? LibSndFileSource, !loops {
             let formats = file.formats
-            played = RecordingSource(source, limit: limit / MemoryLayout<Float>.size) { [self] sound in
+            played = RecordingSource(source, limit: limit / MemoryLayout<Float>.size, statedFrames: libsndfile.frameCount) { [self] sound in
                 remember(identity) { $0.decoded = sound; $0.layout = named; $0.readByLibsndfileAs = formats }
             }
         }
@@ -119,11 +150,16 @@ final class SoundCache: Sendable {
             decode, layout: sound.layout, to: shape.sampleRate, channels: shape.channelCount, speakers: shape.speakers) else { return decode }
         state.withLock { $0.figures.conversions += 1 }
         guard !sound.loops else { return converting }
-        let identity = sound.identity
+        let identity = sound.identity, recordedDecode = sound.file as? RecordingSource
         return RecordingSource(converting, limit: limit / MemoryLayout<Float>.size) { [self] converted in
+            // Nor the conversion of a decode that ended short: it is of no more than that.
+            guard recordedDecode?.endedShort != true else { return }
             remember(identity) { $0.converted[shape] = converted }
         }
     }
+
+    /// The places the play order holds, gone or not (for the tests).
+    var playOrderLength: Int { state.withLock { $0.uses.count } }
 
     var figures: SoundCacheFigures {
         state.withLock { state in
@@ -143,14 +179,11 @@ final class SoundCache: Sendable {
             let before = entry.bytes
             add(&entry)
             guard entry.bytes <= limit else { return }
-            state.markPlayed(identity)
             state.entries[identity] = entry
+            state.use(identity)
             state.bytes += entry.bytes - before
-            var index = 0
-            while state.bytes > limit, index < state.order.count {
-                let oldest = state.order[index]
-                if oldest == identity { index += 1; continue }
-                state.order.remove(at: index)
+            // `identity` is the newest, and within the limit alone: the others go before it.
+            while state.bytes > limit, let oldest = state.leastRecentlyUsed(), oldest != identity {
                 state.bytes -= state.entries.removeValue(forKey: oldest)?.bytes ?? 0
             }
         }
@@ -182,16 +215,29 @@ package struct SoundCacheFigures: Equatable, Sendable {
 }
 
 /// Hands out another source's frames and keeps a copy of them; at their end, if they all fit
-/// in `limit` samples, gives the whole recording to `onComplete`, once. For a source that ends.
+/// in `limit` samples (and the source did not end short), gives the whole recording to
+/// `onComplete`, once. For a source that ends.
 final class RecordingSource: FrameSource {
     private let source: any FrameSource
     private let limit: Int
+    private let statedFrames: Int?
+    private var framesRead = 0
     private var recorded: [Float] = []
     private var onComplete: ((DecodedSound) -> Void)?
+    /// Whether the source ended before the `statedFrames` it was said to hold: libsndfile stops
+    /// at the length a file's header states (FLAC's STREAMINFO, Ogg's last granule position),
+    /// and reports a read error as an early end. Such a recording is not the file's sound, and
+    /// is not handed on: it is what a damaged or lying file plays as, or a failed read that a
+    /// later play would not repeat; and its room, reserved for the stated length, would be kept
+    /// with it uncounted (a FLAC stating 20 s that holds 0.1 s: 3.8 MB for 19 kB).
+    private(set) var endedShort = false
 
-    init(_ source: any FrameSource, limit: Int, onComplete: @escaping (DecodedSound) -> Void) {
+    /// `statedFrames`: the frames the source says it holds, where that is exact (libsndfile's
+    /// `frames`), else nil.
+    init(_ source: any FrameSource, limit: Int, statedFrames: Int? = nil, onComplete: @escaping (DecodedSound) -> Void) {
         self.source = source
         self.limit = limit
+        self.statedFrames = statedFrames
         let expected = source.duration.map { $0 * source.sampleRate * Double(source.channelCount) } ?? .infinity
         if expected <= Double(limit) { self.onComplete = onComplete }
     }
@@ -202,10 +248,14 @@ final class RecordingSource: FrameSource {
 
     func read(into buffer: UnsafeMutableBufferPointer<Float>) throws -> Int {
         let frames = try source.read(into: buffer)
+        framesRead += frames
+        if frames == 0, let statedFrames, framesRead < statedFrames { endedShort = true }
         guard let onComplete else { return frames }
         let samples = frames * source.channelCount
         if frames == 0 {
-            onComplete(DecodedSound(sampleRate: source.sampleRate, channelCount: source.channelCount, samples: recorded))
+            if !endedShort {
+                onComplete(DecodedSound(sampleRate: source.sampleRate, channelCount: source.channelCount, samples: recorded))
+            }
             stop()
         } else if recorded.count + samples > limit {
             stop()

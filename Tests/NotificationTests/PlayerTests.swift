@@ -151,7 +151,7 @@ import Testing
     }
 
     /// The limit counts every form: the conversion that does not fit with the rest lets the
-    /// sound cached first go, which is then read from its file again.
+    /// sound played least recently go, which is then read from its file again.
     @Test func aConversionCountsInTheCachesBytesAndPushesOutTheOldestSound() throws {
         _ = try tone("a.caf", seconds: 0.1)  // 35 kB decoded
         _ = try tone("b.caf", seconds: 0.2, rate: 48000)  // 77 kB decoded, 71 kB converted

@@ -145,14 +145,14 @@ import Testing
         #expect(gains(nil, channels: 6, to: 2, deviceMap: [.frontRight, .frontLeft]) == [[0, 1, h, 0, 0, h], [1, 0, h, 0, h, 0]])
     }
 
-    /// A map for another count is ignored (WAVE's order), and a mono device gets the average
-    /// whatever its one channel is called.
     /// A device that lacks a front speaker of one side but has a centre (FL FC): that side's
     /// channel reaches the centre at −3 dB instead of being dropped.
     @Test func aMissingFrontSideFallsToTheCentre() {
         #expect(gains([.frontLeft, .frontRight], to: 2, deviceMap: [.frontLeft, .frontCenter]) == [[1, 0], [0, h]])
     }
 
+    /// A map for another count is ignored (WAVE's order), and a mono device gets the average
+    /// whatever its one channel is called.
     @Test func mapsThatDoNotApply() {
         #expect(gains(nil, channels: 6, to: 6, deviceMap: [.frontRight, .frontLeft]) == gains(nil, channels: 6, to: 6))
         #expect(mapping(nil, channels: 2, to: 1, deviceMap: [.mono]) == nil)
