@@ -19,7 +19,9 @@ import NotiPlayOutput
 ///   −3 dB (so left and right at −6 dB on stereo); left and right of centre into the front speaker on
 ///   their side (at −3 dB, and the centre at −3 dB, where the device has a centre); the top
 ///   speakers as the speakers beneath them (top centre: left and right at −3 dB); a front left or
-///   right the device lacks into its centre at −3 dB (a device mapped FL FC). The
+///   right the device lacks into its centre at −3 dB, and so, at last, every speaker whose own
+///   fallbacks the device lacks (surrounds at −6 dB, left and right of centre at 0 dB: a device
+///   mapped FL FC). The
 ///   low-frequency channel is dropped where the device has none (ITU-R BS.775 gives it no part in
 ///   a downmix). So 5.1 (and 5.0, 7.1, quad, 3.0, …) to stereo is ITU-R BS.775's
 ///   L' = L + √½·C + √½·Ls, R' = R + √½·C + √½·Rs, with 7.1's back and side pairs both as Ls/Rs.
@@ -187,14 +189,16 @@ struct ChannelMatrix: Sendable, Equatable {
         switch speaker {
         case .frontCenter, .topCenter: return [[(.frontLeft, h), (.frontRight, h)]]
         case .frontLeft, .frontRight: return [[(.frontCenter, h)]]  // a device without that side (FL FC)
-        case .sideLeft: return [[(.backLeft, 1)], [(.frontLeft, h)]]
-        case .sideRight: return [[(.backRight, 1)], [(.frontRight, h)]]
-        case .backLeft: return [[(.sideLeft, 1)], [(.frontLeft, h)]]
-        case .backRight: return [[(.sideRight, 1)], [(.frontRight, h)]]
+        // Last, for a device without that side's front speaker (FL FC): the centre.
+        case .sideLeft: return [[(.backLeft, 1)], [(.frontLeft, h)], [(.frontCenter, 0.5)]]
+        case .sideRight: return [[(.backRight, 1)], [(.frontRight, h)], [(.frontCenter, 0.5)]]
+        case .backLeft: return [[(.sideLeft, 1)], [(.frontLeft, h)], [(.frontCenter, 0.5)]]
+        case .backRight: return [[(.sideRight, 1)], [(.frontRight, h)], [(.frontCenter, 0.5)]]
         case .backCenter:
-            return [[(.backLeft, h), (.backRight, h)], [(.sideLeft, h), (.sideRight, h)], [(.frontLeft, 0.5), (.frontRight, 0.5)]]
-        case .frontLeftOfCenter: return [[(.frontLeft, h), (.frontCenter, h)], [(.frontLeft, 1)]]
-        case .frontRightOfCenter: return [[(.frontRight, h), (.frontCenter, h)], [(.frontRight, 1)]]
+            return [[(.backLeft, h), (.backRight, h)], [(.sideLeft, h), (.sideRight, h)], [(.frontLeft, 0.5), (.frontRight, 0.5)],
+                    [(.frontCenter, 0.5)]]
+        case .frontLeftOfCenter: return [[(.frontLeft, h), (.frontCenter, h)], [(.frontLeft, 1)], [(.frontCenter, 1)]]
+        case .frontRightOfCenter: return [[(.frontRight, h), (.frontCenter, h)], [(.frontRight, 1)], [(.frontCenter, 1)]]
         default: return []  // the low-frequency channel, unknown speakers: dropped
         }
     }

@@ -149,6 +149,8 @@ import Testing
     /// channel reaches the centre at −3 dB instead of being dropped.
     @Test func aMissingFrontSideFallsToTheCentre() {
         #expect(gains([.frontLeft, .frontRight], to: 2, deviceMap: [.frontLeft, .frontCenter]) == [[1, 0], [0, h]])
+        // Every channel of 5.1 but the LFE is heard on it, the right side through the centre.
+        #expect(gains(nil, channels: 6, to: 2, deviceMap: [.frontLeft, .frontCenter]) == [[1, 0, 0, 0, h, 0], [0, h, 1, 0, 0, 0.5]])
     }
 
     /// A map for another count is ignored (WAVE's order), and a mono device gets the average
