@@ -47,13 +47,29 @@ final class SoundCache: Sendable {
     /// file opened for streaming. Which form plays is decided once the stream's shape is known
     /// (``frames(of:on:)``); until then it waits for its device holding this.
     struct Opened {
+        fileprivate enum Decode {
+            case cached(DecodedSound)
+            case file(any FrameSource)
+        }
         fileprivate let identity: FileIdentity
         fileprivate let loops: Bool
-        fileprivate let cached: Entry?
-        fileprivate let file: (any FrameSource)?
+        fileprivate let decode: Decode
+        /// The conversions cached for it when it was looked up.
+        fileprivate let conversions: [StreamShape: DecodedSound]
         fileprivate let layout: ChannelLayout?
-        let sampleRate: Double
-        let channelCount: Int
+
+        var sampleRate: Double {
+            switch decode {
+            case .cached(let sound): sound.sampleRate
+            case .file(let source): source.sampleRate
+            }
+        }
+        var channelCount: Int {
+            switch decode {
+            case .cached(let sound): sound.channelCount
+            case .file(let source): source.channelCount
+            }
+        }
     }
 
     private struct State {
@@ -110,8 +126,7 @@ final class SoundCache: Sendable {
             return state.entries[identity]
         }
         if let cached, let decoded = cached.decoded, cached.readByLibsndfileAs.map(file.formats.allowsAll) ?? true {
-            return Opened(identity: identity, loops: loops, cached: cached, file: nil, layout: cached.layout,
-                          sampleRate: decoded.sampleRate, channelCount: decoded.channelCount)
+            return Opened(identity: identity, loops: loops, decode: .cached(decoded), conversions: cached.converted, layout: cached.layout)
         }
         let layout = Mutex<ChannelLayout?>(nil)
         // Strong: the cache holds no source, so there is no cycle; it lives while the sound
@@ -133,8 +148,7 @@ final class SoundCache: Sendable {
                 remember(identity) { $0.decoded = sound; $0.layout = named; $0.readByLibsndfileAs = formats }
             }
         }
-        return Opened(identity: identity, loops: loops, cached: cached, file: played, layout: named,
-                      sampleRate: source.sampleRate, channelCount: source.channelCount)
+        return Opened(identity: identity, loops: loops, decode: .file(played), conversions: cached?.converted ?? [:], layout: named)
     }
 
     /// The frames `sound` plays on a stream of `shape`: its cached conversion for that stream,
@@ -142,15 +156,19 @@ final class SoundCache: Sendable {
     /// time; as it is when the stream takes it unconverted. A looping sound is always converted
     /// as it plays: the filter runs across its seam, which a one-shot recording does not hold.
     func frames(of sound: Opened, on shape: StreamShape) throws(Resampler.SetupError) -> any FrameSource {
-        if !sound.loops, let converted = sound.cached?.converted[shape] {
+        if !sound.loops, let converted = sound.conversions[shape] {
             return DecodedSoundSource(converted)
         }
-        let decode: any FrameSource = sound.file ?? DecodedSoundSource(sound.cached!.decoded!, loops: sound.loops)
+        let decode: any FrameSource, recordedDecode: RecordingSource?
+        switch sound.decode {
+        case .cached(let decoded): (decode, recordedDecode) = (DecodedSoundSource(decoded, loops: sound.loops), nil)
+        case .file(let source): (decode, recordedDecode) = (source, source as? RecordingSource)
+        }
         guard let converting = try ConvertingSource.converting(
             decode, layout: sound.layout, to: shape.sampleRate, channels: shape.channelCount, speakers: shape.speakers) else { return decode }
         state.withLock { $0.figures.conversions += 1 }
         guard !sound.loops else { return converting }
-        let identity = sound.identity, recordedDecode = sound.file as? RecordingSource
+        let identity = sound.identity
         return RecordingSource(converting, limit: limit / MemoryLayout<Float>.size) { [self] converted in
             // Nor the conversion of a decode that ended short: it is of no more than that.
             guard recordedDecode?.endedShort != true else { return }

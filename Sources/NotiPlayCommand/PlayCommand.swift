@@ -311,7 +311,7 @@ struct PlayOptions: ParsableArguments {
         let ms = { (frames: Int) in (Double(frames) * 1000 / Double(f.sampleRate)).fixed(1) }
         var lines: [String] = []
         if let rate = sound.soundSampleRate, let channels = sound.soundChannelCount {
-            // The device may refuse the sound's rate or channels: then it was converted to its.
+            // The device may refuse the sound's rate or channels: then it was converted to the stream's.
             var changes: [String] = []
             if rate != f.sampleRate { changes.append("resampled to \(f.sampleRate) Hz") }
             if channels != f.channelCount { changes.append("mapped onto \(f.channelCount) channel(s)") }
