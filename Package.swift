@@ -30,7 +30,10 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         // ALSA output: a thin typed PCM layer and the real-time renderer that mixes voices.
         .target(name: "CALSASupport", linkerSettings: [.linkedLibrary("asound")]),
-        .target(name: "NotiPlayOutput", dependencies: ["CALSA", "CALSASupport"]),
+        // A PulseAudio server reached directly (where ALSA's configuration sends a device to its
+        // pulse plugin): libpulse loaded on first use, not linked. Its header only (libpulse-dev).
+        .target(name: "CPulseOutput", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "NotiPlayOutput", dependencies: ["CALSA", "CALSASupport", "CPulseOutput"]),
         .systemLibrary(
             name: "CSndFile",
             pkgConfig: "sndfile",

@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
     pkg-config
     libasound2-dev       # ALSA: the output (system library target CALSA)
+    libpulse-dev         # libpulse's header: the command plays a PulseAudio server directly (libpulse.so.0, loaded when it does)
     libsndfile1-dev      # reference decoder in the tests (system library target CSndFile)
     libsoxr-dev          # reference resampler in the tests (CSoxr) and a contender in Benchmarks/ (CSoxrBench)
     libspeexdsp-dev      # speexdsp's resampler (PulseAudio's), a contender in Benchmarks/ (CSpeexDSPBench)

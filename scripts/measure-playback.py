@@ -6,7 +6,8 @@
   peak memory    maximum resident set (GNU time), playing through the FIFO.
   CPU time       user + system seconds to play a 0.1 s click and a 10 s sound in real time,
                  through a private PulseAudio null sink (started here, with a low-latency
-                 monitor reader so the sink keeps real time).
+                 monitor reader so the sink keeps real time). noti-play reaches it directly
+                 (libpulse); "noti-play --through-alsa" through ALSA's pulse plugin, as aplay.
   stop time      SIGINT, 1 s into the 10 s sound, to the player's exit, through the same sink
                  (noti-play fades and lets the fade be heard; aplay drops what it buffered).
   underruns      scripts/measure-underruns.py --stress-all: an 8 s sound beside aplay with its
@@ -99,7 +100,9 @@ def main():
             f'pcm.!default {{ type file slave.pcm {{ type null }} file "{fifo}" format "raw" }}\n')
         tap = dict(os.environ, ALSA_CONFIG_PATH=f"{folder}/fifo.conf")
         # Each player as a function of the sound it plays.
-        players = {"noti-play": lambda sound: [args.binary, sound] + extra, "aplay": lambda sound: ["aplay", "-q", sound]}
+        players = {"noti-play": lambda sound: [args.binary, sound] + extra,
+                   "noti-play --through-alsa": lambda sound: [args.binary, sound, "--through-alsa"] + extra,
+                   "aplay": lambda sound: ["aplay", "-q", sound]}
         if args.aplay_like_noti_play:
             # aplay with noti-play's own period and buffer: the cost of the low latency itself.
             players["aplay 20/60 ms"] = lambda sound: ["aplay", "-q", "--period-time=20000", "--buffer-time=60000", sound]
@@ -121,10 +124,10 @@ def main():
                                   statistics.median(stops) * 1000, max(stops) * 1000]
         finally:
             monitor.kill()
-        print(f"{'':15}{'start latency':>14}{'peak memory':>13}{'CPU 0.1 s click':>17}{'CPU 10 s sound':>16}"
+        print(f"{'':26}{'start latency':>14}{'peak memory':>13}{'CPU 0.1 s click':>17}{'CPU 10 s sound':>16}"
               f"{'SIGINT stop (median/max)':>27}")
         for name, (latency, memory, short, long, stop, slowest) in results.items():
-            print(f"{name:15}{latency:11.2f} ms{memory:9.1f} MiB{short:14.1f} ms{long:13.1f} ms"
+            print(f"{name:26}{latency:11.2f} ms{memory:9.1f} MiB{short:14.1f} ms{long:13.1f} ms"
                   f"{stop:15.1f} / {slowest:5.1f} ms")
         if args.underrun_rounds > 0:
             # Last, and in a process of its own: its stress-ng must not load the figures above.

@@ -19,8 +19,10 @@ Variants (--variants, comma-separated):
   notiplay-again  a second noti-play, started last (is the first stream treated differently?)
   notiplay-s16  noti-play forced to S16 samples (as aplay plays this file) instead of FLOAT
   notiplay-nofifo  noti-play without CAP_SYS_NICE: its render thread is refused SCHED_FIFO
-noti-play itself asks SCHED_FIFO for its render thread only; through the ALSA pulse plugin the
-samples travel on libpulse's own thread, which stays at normal priority unless started under chrt.
+  notiplay-alsa  noti-play through ALSA's pulse plugin (--through-alsa) instead of libpulse directly
+noti-play itself asks SCHED_FIFO for its render thread only. Directly, that thread also talks to
+the server; through ALSA's pulse plugin the samples travel on libpulse's own thread, which stays
+at normal priority unless started under chrt.
 
 Usage: scripts/measure-underruns.py [--rounds 10] [--stress | --stress-all] [--seconds 8] [--binary PATH]
                                     [--variants aplay,aplay-default,aplay-fifo,notiplay-fifo]
@@ -118,6 +120,7 @@ def main():
             "notiplay-again": [binary, sound, "--verbose"] + extra,
             "notiplay-s16": [binary, sound, "--verbose", "--sample-format", "S16"] + extra,
             "notiplay-nofifo": ["setpriv", "--bounding-set", "-sys_nice", binary, sound, "--verbose"] + extra,
+            "notiplay-alsa": [binary, sound, "--verbose", "--through-alsa"] + extra,
         }
         totals = {name: [] for name in ["noti-play"] + variants}
         for round in range(options.rounds):

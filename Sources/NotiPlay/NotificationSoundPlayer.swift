@@ -46,7 +46,8 @@ public final class NotificationSoundPlayer: Sendable {
         /// reopened while another opens): a hook that swaps process state must count them; the
         /// command's opens one device once.
         package var aroundDeviceOpen: @Sendable (_ open: () -> Void) -> Void = { open in open() }
-        /// Where sound goes: ALSA, or in the lifecycle tests a scripted device.
+        /// Where sound goes: ALSA; for the command, ALSA with a PulseAudio server reached directly
+        /// (`PCMBackend.alsaWithDirectPulse`); in the lifecycle tests a scripted device.
         package var backend = PCMBackend.alsa
         /// How long a device may take to open and to take sound; the tests shorten them.
         package var deviceDeadlines = DeviceDeadlines.Seconds()

@@ -86,18 +86,25 @@ struct PlayOptions: ParsableArguments {
     @Option(help: "Force the device sample format (FLOAT, S32 or S16) instead of the best it takes.")
     var sampleFormat: DeviceSampleFormat?
 
-    // 20 ms × 3, the balance of three figures measured through PulseAudio beside aplay
-    // (scripts/measure-playback.py): a SIGINT must end the sound, faded, within 100 ms, and the
-    // fade is heard only after what the buffer holds (the pulse plugin's snd_pcm_rewind claims
-    // success but takes nothing back), so the buffer stays small: 20 ms × 3 stops in 55–65 ms,
-    // 30 ms × 3 in 70–97. CPU falls with the wake-ups: a 10 s sound cost 210 ms at 5 ms × 4,
-    // 80–100 ms at 20 ms × 3 (aplay with its 500 ms buffer: 19 ms). Under CPU, memory and I/O
-    // load it underran about as often as aplay with its default buffer (0–1 in 5 rounds of 8 s).
-    @Option(parsing: .unconditional, help: "Period length in milliseconds, 1 to 1000 (the device may round it): longer costs less CPU; a stop is heard after the whole buffer.")
-    var periodMs: Double = 20
+    // Two policies, each measured through PulseAudio beside aplay (scripts/measure-playback.py,
+    // scripts/pulse-study). Through ALSA, 20 ms × 3: a SIGINT must end the sound, faded, within
+    // 100 ms, and the fade is heard only after what the buffer holds (the pulse plugin's
+    // snd_pcm_rewind claims success but takes nothing back), so the buffer stays small: 20 ms × 3
+    // stops in 55–65 ms, 30 ms × 3 in 70–97; a 10 s sound costs 80–100 ms of CPU (210 at 5 ms × 4).
+    // On a PulseAudio server reached directly the queue can be taken back, so it holds 500 ms in
+    // 125 ms requests, as aplay's does: a stop is heard within its fade all the same.
+    @Option(parsing: .unconditional, help: "Period length in milliseconds, 1 to 1000 (the device may round it; default 20, or 125 on a PulseAudio server, which queues 4): longer costs less CPU; through ALSA a stop is heard after the whole buffer.")
+    var periodMs: Double?
 
-    @Option(parsing: .unconditional, help: "Periods in the device buffer, 2 to 64 (the device may ask for more): more survive load, fewer stop sooner.")
-    var periods: Int = 3
+    @Option(parsing: .unconditional, help: "Periods in the device buffer, 2 to 64 (the device may ask for more; default 3): more survive load, fewer stop sooner.")
+    var periods: Int?
+
+    @Flag(name: .customLong("through-alsa"), help: "Play a device ALSA sends to PulseAudio through ALSA's pulse plugin, as other programs do, not on the server directly.")
+    var throughALSA = false
+
+    /// The policies above; the PulseAudio one only where neither --period-ms nor --periods is given.
+    static let alsaPeriodMilliseconds = 20.0, alsaPeriods = 3
+    static let serverQueueMicroseconds = 500_000, serverRequestMicroseconds = 125_000
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Fade length in milliseconds when SIGINT or SIGTERM stops the sound.", visibility: .hidden))
     var rampMs: Double = 5
@@ -106,8 +113,8 @@ struct PlayOptions: ParsableArguments {
         guard volume.isFinite, (0...1).contains(volume) else {
             throw ValidationError("--volume must be a number from 0.0 to 1.0 (got \(volume))")
         }
-        guard periodMs.isFinite, periodMs >= 1, periodMs <= 1000 else { throw ValidationError("--period-ms must be from 1 to 1000") }
-        guard (2...64).contains(periods) else { throw ValidationError("--periods must be from 2 to 64") }
+        if let periodMs, !(periodMs.isFinite && periodMs >= 1 && periodMs <= 1000) { throw ValidationError("--period-ms must be from 1 to 1000") }
+        if let periods, !(2...64).contains(periods) { throw ValidationError("--periods must be from 2 to 64") }
         guard rampMs.isFinite, rampMs >= 0.1, rampMs <= 1000 else { throw ValidationError("--ramp-ms must be from 0.1 to 1000") }
         if let seconds, !(seconds.isFinite && seconds > 0 && seconds <= Self.longestRingtone) {
             throw ValidationError("--for must be a number of seconds above 0 and at most \(Int(Self.longestRingtone))")
@@ -223,15 +230,23 @@ struct PlayOptions: ParsableArguments {
     /// The library's player, as a daemon has it: the lookup, the user's policy, the device's
     /// deadlines and the stall watch are the same code. One sound, so one voice, a stream in the
     /// sound's own rate and channels (bit-exact), nothing cached, and periods for a command
-    /// (see --period-ms). The configuration's warnings are printed here, before anything plays.
+    /// (see --period-ms): on a PulseAudio server reached directly a deep queue, which a stop
+    /// takes back (one sound, so no second sound waits behind it). The configuration's warnings
+    /// are printed here, before anything plays.
     private func makePlayer(deviceOpened: @escaping @Sendable () -> Void) -> NotificationSoundPlayer {
         let (policy, warnings) = SoundPolicy.load()
         warnings.forEach { Output.standardError("noti-play: warning: " + $0) }
         var configuration = NotificationSoundPlayer.Configuration(
             appFolders: soundsDirs, appID: appID, device: device, policy: policy, cacheLimit: 0,
-            output: .init(periodMicroseconds: Int(periodMs * 1000), periodsPerBuffer: periods,
+            output: .init(periodMicroseconds: Int((periodMs ?? Self.alsaPeriodMilliseconds) * 1000), periodsPerBuffer: periods ?? Self.alsaPeriods,
                           formats: sampleFormat.map { [$0] } ?? DeviceSampleFormat.allCases,
                           rampMilliseconds: rampMs, voiceCapacity: 1, streamChannels: nil, streamRates: nil))
+        if !throughALSA {
+            let policy = periodMs == nil && periods == nil
+            configuration.backend = .alsaWithDirectPulse(
+                bufferMicroseconds: policy ? Self.serverQueueMicroseconds : nil,
+                periodMicroseconds: policy ? Self.serverRequestMicroseconds : nil)
+        }
         // A device's libraries (libjack) may print to stderr: only our one line is shown.
         let verbose = self.verbose
         configuration.aroundDeviceOpen = { open in
@@ -320,7 +335,8 @@ struct PlayOptions: ParsableArguments {
         lines += [
             // The speakers in the device's channel order, where its channel map names them.
             "device:      \(f.device): \(f.sampleFormat.rawValue), \(f.sampleRate) Hz, \(f.channelCount) channel(s)"
-                + (f.speakers.map { " " + $0.map(\.rawValue).joined(separator: " ") } ?? ""),
+                + (f.speakers.map { " " + $0.map(\.rawValue).joined(separator: " ") } ?? "")
+                + (f.soundServer.map { " (\($0), directly)" } ?? ""),
             "period:      \(f.periodFrames) frames (\(ms(f.periodFrames)) ms); buffer \(f.bufferFrames) frames (\(ms(f.bufferFrames)) ms)",
             "scheduling:  \(stream.isRealtime ? "SCHED_FIFO" : "normal (SCHED_FIFO was refused)")",
             "underruns:   \(stream.underruns) device, \(stream.starvedWaits) waits for the decoder",

@@ -86,9 +86,9 @@ public final class PlaybackEngine: @unchecked Sendable {
     /// What the device agreed to.
     public let format: NegotiatedFormat
 
-    private let backend: PCMBackend
-    /// What `backend.open` returned: the render thread's, then `close`'s.
+    /// What the backend opened: the render thread's, then `close`'s.
     private let deviceHandle: UnsafeMutableRawPointer
+    private let deviceCalls: PCMStreamCalls
     private let context: UnsafeMutablePointer<RenderContext>
     private let slots: UnsafeMutablePointer<VoiceSlot>
     /// Slots allocated: twice the voices, so that a stolen voice can fade while its successor plays.
@@ -157,8 +157,8 @@ public final class PlaybackEngine: @unchecked Sendable {
         backend: PCMBackend, device name: String, request: PCMRequest, voiceCapacity: Int = 16,
         drainWhenIdle: Bool = false, rampMilliseconds: Double = 10
     ) throws(ALSAError) {
-        self.backend = backend
-        (deviceHandle, format) = try backend.open(name, request)
+        let stream = try backend.open(name, request)
+        (deviceHandle, format, deviceCalls) = (stream.handle, stream.format, stream.calls)
         self.voiceCapacity = max(1, voiceCapacity)
         slotCount = 2 * self.voiceCapacity
         slots = .allocate(capacity: slotCount)
@@ -333,12 +333,13 @@ public final class PlaybackEngine: @unchecked Sendable {
         }
         context.pointee.shutdown.store(true, ordering: .releasing)
         RawSemaphore.post(voiceStarted)  // an idle render thread is waiting for a sound
+        deviceCalls.interrupt(deviceHandle)  // or for room, or for a drain
         render?.join()
         workerShutdown.store(true, ordering: .releasing)
         RawSemaphore.post(wake)
         worker?.join()
         reap(force: true)
-        backend.close(deviceHandle)
+        deviceCalls.close(deviceHandle)
     }
 
     // MARK: Figures for --verbose and the tests
@@ -404,6 +405,10 @@ public final class PlaybackEngine: @unchecked Sendable {
     private func stopVoice(_ voice: VoiceRecord, at index: Int, _ reason: StopReason) {
         if voice.stopReason == nil { voice.stopReason = reason }
         (slots + index).pointee.stopRequested.store(true, ordering: .relaxed)
+        // A device that queues much (a sound server reached directly) would keep the render
+        // thread waiting for room for a long period: it is to see the stop now. Under the lock,
+        // so before `close` frees the device.
+        deviceCalls.interrupt(deviceHandle)
     }
 
     private func withSlot(of id: VoiceID, _ body: (UnsafeMutablePointer<VoiceSlot>) -> Void) {
@@ -435,7 +440,7 @@ public final class PlaybackEngine: @unchecked Sendable {
         if state.renderThread == nil {
             let context = self.context
             let wake = self.wake
-            let device = PCMRenderDevice(handle: deviceHandle, calls: backend.render)
+            let device = PCMRenderDevice(handle: deviceHandle, calls: deviceCalls)
             // Raw pointers are not Sendable; the render thread is their one user while it runs,
             // and `close` joins it before freeing them.
             nonisolated(unsafe) let unsafeContext = context

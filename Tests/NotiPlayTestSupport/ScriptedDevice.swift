@@ -81,13 +81,10 @@ public final class ScriptedDevice: @unchecked Sendable {  // Every var is guarde
 
     /// The seam for `PlaybackEngine(backend:…)` and the player's configuration.
     package var backend: PCMBackend {
-        PCMBackend(
-            open: { [self] name, request throws(ALSAError) in try open(name, request) },
-            close: { handle in
-                let stream = Unmanaged<Stream>.fromOpaque(handle).takeRetainedValue()
-                stream.device.streamClosed()
-            },
-            render: Self.renderCalls)
+        PCMBackend { [self] name, request throws(ALSAError) in
+            let (handle, format) = try open(name, request)
+            return PCMStream(handle: handle, format: format, calls: Self.streamCalls)
+        }
     }
 
     public var opening: Opening {
@@ -151,7 +148,7 @@ public final class ScriptedDevice: @unchecked Sendable {  // Every var is guarde
         static func of(_ handle: UnsafeMutableRawPointer) -> Stream { Unmanaged<Stream>.fromOpaque(handle).takeUnretainedValue() }
     }
 
-    private static let renderCalls = PCMRenderCalls(
+    private static let streamCalls = PCMStreamCalls(
         write: { handle, frames, count in
             let stream = Stream.of(handle)
             return stream.device.write(stream.index, frames, count: count)
@@ -178,6 +175,10 @@ public final class ScriptedDevice: @unchecked Sendable {  // Every var is guarde
         drop: { handle in
             let stream = Stream.of(handle)
             stream.device.stopClock(stream.index)
+        },
+        close: { handle in
+            let stream = Unmanaged<Stream>.fromOpaque(handle).takeRetainedValue()
+            stream.device.streamClosed()
         })
 
     private func open(_ name: String, _ request: PCMRequest) throws(ALSAError) -> (handle: UnsafeMutableRawPointer, format: NegotiatedFormat) {

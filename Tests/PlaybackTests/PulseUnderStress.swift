@@ -41,7 +41,7 @@ extension PulseTests {
         // default, which would make it the sturdier player by construction).
         let startDelay = Int((Double(Self.periodFrames) * 1_000_000 / 44100).rounded(.up))
         let start = Date()
-        let notiPlay = try ChildProcess(TestTools.notiPlay, [path, "--verbose", "--period-ms", "20", "--periods", "3"],
+        let notiPlay = try ChildProcess(TestTools.notiPlay, [path, "--verbose", "--period-ms", "20", "--periods", "3", "--through-alsa"],
                                         environment: pulse.environment, in: folder)
         let aplay = try ChildProcess("aplay", [
             "-q", "-v", "-D", "default", "--period-size=\(Self.periodFrames)", "--buffer-size=\(Self.bufferFrames)",

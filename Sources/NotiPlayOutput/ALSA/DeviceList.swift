@@ -74,7 +74,7 @@ public enum PlaybackDevices {
     }
 
     /// A configuration node's value as text (`snd_config_get_ascii`), or nil.
-    private static func text(of node: OpaquePointer, at key: String) -> String? {
+    static func text(of node: OpaquePointer, at key: String) -> String? {
         var found: OpaquePointer?
         guard snd_config_search(node, key, &found) >= 0, let found else { return nil }
         var value: UnsafeMutablePointer<CChar>?

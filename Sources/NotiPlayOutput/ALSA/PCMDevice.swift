@@ -40,13 +40,16 @@ public struct NegotiatedFormat: Sendable, Equatable {
     /// (``ChannelPosition/currentMap(of:channelCount:)``); nil where it does not, and then the
     /// channels are taken to be in WAVE's order for their count.
     public var speakers: [ChannelPosition]?
+    /// The sound server noti-play talks to directly for this device ("PulseAudio, sink …"),
+    /// or nil where ALSA plays it.
+    public var soundServer: String?
 
     public var bytesPerFrame: Int { channelCount * sampleFormat.bytesPerSample }
 
     /// For a `PCMBackend` other than ALSA (the tests' scripted devices).
     package init(
         device: String, sampleRate: Int, channelCount: Int, sampleFormat: DeviceSampleFormat, periodFrames: Int, bufferFrames: Int,
-        speakers: [ChannelPosition]? = nil
+        speakers: [ChannelPosition]? = nil, soundServer: String? = nil
     ) {
         self.device = device
         self.sampleRate = sampleRate
@@ -55,6 +58,7 @@ public struct NegotiatedFormat: Sendable, Equatable {
         self.periodFrames = periodFrames
         self.bufferFrames = bufferFrames
         self.speakers = speakers
+        self.soundServer = soundServer
     }
 }
 

@@ -41,6 +41,8 @@ struct RenderContext: ~Copyable {
 struct PeriodSummary {
     /// Voices playing during the period.
     var activeVoices: Int
+    /// Of those, voices asked to fade out and end (stopped, replaced, preempted).
+    var stoppingVoices = 0
     /// Frames of the period that carry sound: the whole period, or less when the voices ended
     /// inside it or their decoders are behind (then only those frames are written).
     var framesWithSound: Int
@@ -61,6 +63,7 @@ enum Mixer {
             let slot = context.pointee.slots + index
             guard slot.pointee.phase.load(ordering: .acquiring) == VoicePhase.playing else { continue }
             summary.activeVoices += 1
+            if slot.pointee.stopRequested.load(ordering: .relaxed) { summary.stoppingVoices += 1 }
             let frames = mixVoice(slot, into: mix, context: context)
             summary.framesWithSound = max(summary.framesWithSound, frames)
             // Once this thread marked the voice finished, the worker may free the slot and `play`

@@ -19,6 +19,10 @@ enum RenderThread {
         let buffer = UnsafeRawPointer(context.pointee.deviceBuffer)
 
         var tailHeard = false  // drained while idle, and woken only to end
+        // The device faded out what it held: the voices' own fades, which would be heard after
+        // it, are not written.
+        var tookBack = false
+        let fadeFrames = Int((1 / context.pointee.rampStep).rounded(.up))
         while !context.pointee.shutdown.load(ordering: .acquiring) {
             // Mix only once the device has room: a period mixed ahead would wait, already
             // rendered, inside the blocking write, and a stop (its fade) would be heard one
@@ -28,6 +32,17 @@ enum RenderThread {
             let summary = Mixer.renderPeriod(context)
             if summary.decoderHasWork { RawSemaphore.post(wake) }
             let frames = summary.framesWithSound
+            if summary.activeVoices > 0 && summary.stoppingVoices == summary.activeVoices {
+                // Every voice is ending: where the device can replace what it queued with a
+                // fade of it (a sound server's deep queue), the stop is heard within that fade.
+                if !tookBack, device.takeBack(fadeFrames: fadeFrames) >= 0 {
+                    tookBack = true
+                    context.pointee.lastWriteNanoseconds.store(monotonicNanoseconds(), ordering: .relaxed)
+                }
+                if tookBack { continue }
+            } else {
+                tookBack = false  // a sound playing on: written after the fade
+            }
             if summary.activeVoices == 0 {
                 if context.pointee.drainWhenIdle.load(ordering: .acquiring) { break }
                 // Idle: let the tail play, then sleep until a sound starts. The PCM stays open
@@ -73,7 +88,11 @@ enum RenderThread {
                     continue
                 }
                 let code = Int32(result)
-                if code == -EAGAIN { continue }
+                if code == -EAGAIN {
+                    // Interrupted while waiting for room: by a stop (write on), or by `close`.
+                    if context.pointee.shutdown.load(ordering: .acquiring) { break }
+                    continue
+                }
                 // Underruns and suspends recover; a vanished device or a closed pipe does not.
                 let recovery = device.recover(code)
                 if recovery < 0 {
