@@ -29,6 +29,8 @@ static struct {
     void (*context_unref)(pa_context *);
     pa_context_state_t (*context_get_state)(const pa_context *);
     int (*context_errno)(const pa_context *);
+    pa_operation *(*context_get_server_info)(pa_context *, pa_server_info_cb_t, void *);
+    pa_operation_state_t (*operation_get_state)(const pa_operation *);
     pa_stream *(*stream_new)(pa_context *, const char *, const pa_sample_spec *, const pa_channel_map *);
     int (*stream_connect_playback)(pa_stream *, const char *, const pa_buffer_attr *, pa_stream_flags_t,
                                    const pa_cvolume *, pa_stream *);
@@ -72,6 +74,8 @@ static void load(void) {
         || !RESOLVE(library, context_unref, "pa_context_unref")
         || !RESOLVE(library, context_get_state, "pa_context_get_state")
         || !RESOLVE(library, context_errno, "pa_context_errno") || !RESOLVE(library, stream_new, "pa_stream_new")
+        || !RESOLVE(library, context_get_server_info, "pa_context_get_server_info")
+        || !RESOLVE(library, operation_get_state, "pa_operation_get_state")
         || !RESOLVE(library, stream_connect_playback, "pa_stream_connect_playback")
         || !RESOLVE(library, stream_disconnect, "pa_stream_disconnect")
         || !RESOLVE(library, stream_unref, "pa_stream_unref")
@@ -113,11 +117,12 @@ struct noti_pulse {
     /* Frames written so far: the stream's write index, in frames. */
     int64_t written;
     /* How far past the position heard a stop's fade starts: the server rewinds its sink to
-     * there, so the fade continues the sound exactly (the position is interpolated, and the sink
-     * takes a moment to act on it). */
+     * there, so the fade continues the sound exactly (the position is interpolated, the sink
+     * takes a moment to act on it, and a sink that cannot rewind has read a little ahead: the
+     * null sink with its monitor read at 5 ms). */
     int64_t lead_frames;
     unsigned char scratch[FADE_CHUNK_FRAMES * 4 * PA_CHANNELS_MAX];
-    int underflowed, drained;
+    int underflowed, drained, is_pulseaudio;
     atomic_int interrupted;
 };
 
@@ -151,6 +156,12 @@ static int take_interrupt(noti_pulse *p) { return atomic_exchange(&p->interrupte
 static void on_underflow(pa_stream *stream, void *user) {
     (void)stream;
     ((noti_pulse *)user)->underflowed = 1;
+}
+
+static void on_server_info(pa_context *context, const pa_server_info *info, void *user) {
+    (void)context;
+    /* PipeWire's service calls itself "PulseAudio (on PipeWire x.y.z)". */
+    ((noti_pulse *)user)->is_pulseaudio = info && info->server_name && strcmp(info->server_name, "pulseaudio") == 0;
 }
 
 static void on_drained(pa_stream *stream, int success, void *user) {
@@ -216,7 +227,7 @@ noti_pulse *noti_pulse_open(const noti_pulse_request *request, noti_pulse_agreed
     p->rate = request->rate;
     p->channels = request->channels;
     p->frame_bytes = sample_bytes[request->format] * request->channels;
-    p->lead_frames = request->rate / 200;  /* 5 ms */
+    p->lead_frames = request->rate / 100;  /* 10 ms */
     int64_t deadline = monotonic_us() + (int64_t)timeout_ms * 1000;
 
     p->loop = api.mainloop_new();
@@ -238,6 +249,22 @@ noti_pulse *noti_pulse_open(const noti_pulse_request *request, noti_pulse_agreed
             noti_pulse_close(p);
             return NULL;
         }
+    }
+
+    /* Only PulseAudio itself: a stop's fade is written where the sink already read, and its
+     * sinks rewind to take it; PipeWire's service has no rewind, so the fade would be heard
+     * only after what its graph had taken (a cut where it ran out). */
+    pa_operation *asked = api.context_get_server_info(p->context, on_server_info, p);
+    while (asked && api.operation_get_state(asked) == PA_OPERATION_RUNNING) {
+        int64_t left = deadline - monotonic_us();
+        if (failed(p) || left <= 0 || run_once(p, (int)(left < INT32_MAX ? left : INT32_MAX)) < 0) break;
+    }
+    if (asked) api.operation_unref(asked);
+    if (!p->is_pulseaudio) {
+        snprintf(error, error_size, "the sound server is not PulseAudio itself");
+        *code = -EPROTONOSUPPORT;
+        noti_pulse_close(p);
+        return NULL;
     }
 
     pa_sample_spec spec = {formats[request->format], request->rate, (uint8_t)request->channels};

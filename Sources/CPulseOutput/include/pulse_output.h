@@ -46,7 +46,9 @@ typedef struct {
 const char *noti_pulse_load(void);
 
 /* Connects to the server and opens a playback stream (blocking; at most `timeout_ms`). Returns
- * the stream, or NULL with a negative errno in *code and the server's words in `error`. */
+ * the stream, or NULL with a negative errno in *code and the server's words in `error`;
+ * -EPROTONOSUPPORT when the server is not PulseAudio itself (PipeWire's PulseAudio service
+ * cannot rewind, which a stop relies on). */
 noti_pulse *noti_pulse_open(const noti_pulse_request *request, noti_pulse_agreed *agreed, int timeout_ms,
                             char *error, size_t error_size, int *code);
 

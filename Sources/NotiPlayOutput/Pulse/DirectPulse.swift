@@ -1,5 +1,8 @@
 import CALSA
 import CPulseOutput
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A device ALSA's configuration sends to its PulseAudio plugin (`type pulse`: the default on a
 /// desktop with PulseAudio or PipeWire's PulseAudio service), played through libpulse directly.
@@ -15,7 +18,7 @@ extension PCMBackend {
     /// ALSA, except for a device whose ALSA definition is PulseAudio's plugin, which is played
     /// through libpulse on the server and sink that definition names, with a queue of `buffer`
     /// (nil: the request's periods) and wake-ups every `period`, in microseconds. Where libpulse
-    /// cannot be loaded, ALSA's plugin plays it as before.
+    /// cannot be loaded, or the server is PipeWire's, ALSA's plugin plays it as before.
     package static func alsaWithDirectPulse(bufferMicroseconds: Int?, periodMicroseconds: Int?) -> PCMBackend {
         PCMBackend { name, request throws(ALSAError) in
             guard let route = PulseRoute(device: name), noti_pulse_load() == nil else { return try openALSA(name, request) }
@@ -24,7 +27,8 @@ extension PCMBackend {
                 request.periodMicroseconds = periodMicroseconds
                 request.periodsPerBuffer = max(1, bufferMicroseconds / max(1, periodMicroseconds))
             }
-            return try openPulse(name, route, request)
+            if let stream = try openPulse(name, route, request) { return stream }
+            return try openALSA(name, request)
         }
     }
 
@@ -32,7 +36,9 @@ extension PCMBackend {
     /// has given up anyway.
     static let pulseConnectMilliseconds: Int32 = 10_000
 
-    private static func openPulse(_ name: String, _ route: PulseRoute, _ request: PCMRequest) throws(ALSAError) -> PCMStream {
+    /// The stream, or nil where the server is not PulseAudio itself (PipeWire's service: its
+    /// queue cannot be taken back, so ALSA's plugin plays it with a short buffer, as before).
+    private static func openPulse(_ name: String, _ route: PulseRoute, _ request: PCMRequest) throws(ALSAError) -> PCMStream? {
         guard let format = request.formats.first else {
             throw ALSAError(device: name, "cannot set the sample format", reason: "no format was asked for")
         }
@@ -63,6 +69,7 @@ extension PCMBackend {
             }
         }
         guard let stream else {
+            if code == -EPROTONOSUPPORT { return nil }
             throw ALSAError(device: name, "cannot open", reason: String(cString: message))
         }
         let speakers = withUnsafeBytes(of: agreed.speakers) { raw in
