@@ -122,8 +122,10 @@ struct noti_pulse {
      * null sink with its monitor read at 5 ms). */
     int64_t lead_frames;
     unsigned char scratch[FADE_CHUNK_FRAMES * 4 * PA_CHANNELS_MAX];
-    int underflowed, drained, is_pulseaudio;
-    atomic_int interrupted;
+    int underflowed, drained, server_known, is_pulseaudio;
+    /* A stop asked the render thread to look now (consumed by the wait it ends); the stream is
+     * being closed (every wait ends, the drain too). */
+    atomic_int woken, closing;
 };
 
 static int64_t monotonic_us(void) {
@@ -146,12 +148,34 @@ static int run_once(noti_pulse *p, int timeout_us) {
     return api.mainloop_dispatch(p->loop);
 }
 
+/* The error of a write to a stream that failed: the server went away (its connection ended), or
+ * the stream alone failed. */
+static long lost(const noti_pulse *p) {
+    return PA_CONTEXT_IS_GOOD(api.context_get_state(p->context)) ? -EIO : -ECONNRESET;
+}
+
 /* Takes in what the server sent (timing, requests) without waiting. */
 static void run_pending(noti_pulse *p) {
     while (api.mainloop_iterate(p->loop, 0, NULL) > 0) {}
 }
 
-static int take_interrupt(noti_pulse *p) { return atomic_exchange(&p->interrupted, 0); }
+/* Whether a wait for room is to end: a stop woke it (once), or the stream is closing. */
+static int woken(noti_pulse *p) { return atomic_load(&p->closing) || atomic_exchange(&p->woken, 0); }
+
+/* Runs the loop until `done(p)`, the connection or stream fails, or `deadline_us` passes.
+ * Returns 0 when done, else a negative errno. */
+static int run_until(noti_pulse *p, int (*done)(noti_pulse *), int64_t deadline_us) {
+    while (!done(p)) {
+        int64_t left = deadline_us - monotonic_us();
+        if (left <= 0) return -ETIMEDOUT;
+        if (failed(p) || run_once(p, (int)(left < INT32_MAX ? left : INT32_MAX)) < 0) return -ECONNREFUSED;
+    }
+    return 0;
+}
+
+static int context_ready(noti_pulse *p) { return api.context_get_state(p->context) == PA_CONTEXT_READY; }
+static int stream_ready(noti_pulse *p) { return api.stream_get_state(p->stream) == PA_STREAM_READY; }
+static int server_known(noti_pulse *p) { return p->server_known; }
 
 static void on_underflow(pa_stream *stream, void *user) {
     (void)stream;
@@ -161,7 +185,9 @@ static void on_underflow(pa_stream *stream, void *user) {
 static void on_server_info(pa_context *context, const pa_server_info *info, void *user) {
     (void)context;
     /* PipeWire's service calls itself "PulseAudio (on PipeWire x.y.z)". */
-    ((noti_pulse *)user)->is_pulseaudio = info && info->server_name && strcmp(info->server_name, "pulseaudio") == 0;
+    noti_pulse *p = user;
+    p->is_pulseaudio = info && info->server_name && strcmp(info->server_name, "pulseaudio") == 0;
+    p->server_known = 1;
 }
 
 static void on_drained(pa_stream *stream, int success, void *user) {
@@ -241,25 +267,24 @@ noti_pulse *noti_pulse_open(const noti_pulse_request *request, noti_pulse_agreed
         noti_pulse_close(p);
         return NULL;
     }
-    while (api.context_get_state(p->context) != PA_CONTEXT_READY) {
-        int64_t left = deadline - monotonic_us();
-        if (!PA_CONTEXT_IS_GOOD(api.context_get_state(p->context)) || left <= 0
-            || run_once(p, (int)(left < INT32_MAX ? left : INT32_MAX)) < 0) {
-            set_error(p, error, error_size, code, left <= 0 ? -ETIMEDOUT : -ECONNREFUSED, "cannot connect to the sound server");
-            noti_pulse_close(p);
-            return NULL;
-        }
+    int waited = run_until(p, context_ready, deadline);
+    if (waited < 0) {
+        set_error(p, error, error_size, code, waited, "cannot connect to the sound server");
+        noti_pulse_close(p);
+        return NULL;
     }
 
     /* Only PulseAudio itself: a stop's fade is written where the sink already read, and its
      * sinks rewind to take it; PipeWire's service has no rewind, so the fade would be heard
      * only after what its graph had taken (a cut where it ran out). */
     pa_operation *asked = api.context_get_server_info(p->context, on_server_info, p);
-    while (asked && api.operation_get_state(asked) == PA_OPERATION_RUNNING) {
-        int64_t left = deadline - monotonic_us();
-        if (failed(p) || left <= 0 || run_once(p, (int)(left < INT32_MAX ? left : INT32_MAX)) < 0) break;
-    }
+    waited = asked ? run_until(p, server_known, deadline) : -ECONNREFUSED;
     if (asked) api.operation_unref(asked);
+    if (waited < 0) {
+        set_error(p, error, error_size, code, waited, "cannot connect to the sound server");
+        noti_pulse_close(p);
+        return NULL;
+    }
     if (!p->is_pulseaudio) {
         snprintf(error, error_size, "the sound server is not PulseAudio itself");
         *code = -EPROTONOSUPPORT;
@@ -291,13 +316,11 @@ noti_pulse *noti_pulse_open(const noti_pulse_request *request, noti_pulse_agreed
         noti_pulse_close(p);
         return NULL;
     }
-    while (api.stream_get_state(p->stream) != PA_STREAM_READY) {
-        int64_t left = deadline - monotonic_us();
-        if (failed(p) || left <= 0 || run_once(p, (int)(left < INT32_MAX ? left : INT32_MAX)) < 0) {
-            set_error(p, error, error_size, code, left <= 0 ? -ETIMEDOUT : -EINVAL, "refused the stream");
-            noti_pulse_close(p);
-            return NULL;
-        }
+    waited = run_until(p, stream_ready, deadline);
+    if (waited < 0) {
+        set_error(p, error, error_size, code, waited == -ETIMEDOUT ? waited : -EINVAL, "refused the stream");
+        noti_pulse_close(p);
+        return NULL;
     }
 
     /* The server may change the attributes: what it agreed to is what counts. */
@@ -358,12 +381,12 @@ long noti_pulse_write(noti_pulse *p, const void *frames, long count) {
     }
     size_t room;
     while ((room = api.stream_writable_size(p->stream)) < p->frame_bytes) {
-        if (failed(p) || run_once(p, -1) < 0) return -EIO;
-        if (take_interrupt(p)) return -EAGAIN;
+        if (failed(p) || run_once(p, -1) < 0) return lost(p);
+        if (woken(p)) return -EAGAIN;
     }
     size_t bytes = (size_t)count * p->frame_bytes;
     if (bytes > room) bytes = room - room % p->frame_bytes;
-    if (api.stream_write(p->stream, frames, bytes, NULL, 0, PA_SEEK_RELATIVE) < 0) return -EIO;
+    if (api.stream_write(p->stream, frames, bytes, NULL, 0, PA_SEEK_RELATIVE) < 0) return lost(p);
     int64_t written = (int64_t)(bytes / p->frame_bytes);
     remember(p, frames, p->written, written);
     p->written += written;
@@ -374,7 +397,7 @@ void noti_pulse_wait_for_room(noti_pulse *p, int milliseconds) {
     int64_t deadline = monotonic_us() + (int64_t)milliseconds * 1000;
     run_pending(p);
     while (api.stream_writable_size(p->stream) < p->period_bytes && !failed(p)) {
-        if (take_interrupt(p)) return;
+        if (woken(p)) return;
         int64_t left = deadline - monotonic_us();
         if (left <= 0 || run_once(p, (int)left) < 0) return;
     }
@@ -394,8 +417,10 @@ void noti_pulse_drain(noti_pulse *p) {
     p->drained = 0;
     pa_operation *operation = api.stream_drain(p->stream, on_drained, p);
     if (!operation) return;
-    while (!p->drained && !failed(p)) {
-        if (run_once(p, -1) < 0 || take_interrupt(p)) break;
+    /* Only closing ends it early: a stop that woke the render thread before it drained (or a
+     * second signal) must not cut the fade this drain lets be heard. */
+    while (!p->drained && !failed(p) && !atomic_load(&p->closing)) {
+        if (run_once(p, -1) < 0) break;
     }
     api.operation_unref(operation);
     p->underflowed = 0;
@@ -456,7 +481,8 @@ long noti_pulse_take_back(noti_pulse *p, long fade_frames) {
     return (long)length;
 }
 
-void noti_pulse_interrupt(noti_pulse *p) {
-    atomic_store(&p->interrupted, 1);
+void noti_pulse_interrupt(noti_pulse *p, int closing) {
+    if (closing) atomic_store(&p->closing, 1);
+    atomic_store(&p->woken, 1);
     api.mainloop_wakeup(p->loop);
 }

@@ -93,7 +93,7 @@ struct PlayOptions: ParsableArguments {
     // stops in 55–65 ms, 30 ms × 3 in 70–97; a 10 s sound costs 80–100 ms of CPU (210 at 5 ms × 4).
     // On a PulseAudio server reached directly the queue can be taken back, so it holds 500 ms in
     // 125 ms requests, as aplay's does: a stop is heard within its fade all the same.
-    @Option(parsing: .unconditional, help: "Period length in milliseconds, 1 to 1000 (the device may round it; default 20, or 125 on a PulseAudio server, which queues 4): longer costs less CPU; through ALSA a stop is heard after the whole buffer.")
+    @Option(parsing: .unconditional, help: "Period length in milliseconds, 1 to 1000 (the device may round it; default 20 through ALSA; on a PulseAudio server reached directly, 125 into a queue of 500 the server may shorten): longer costs less CPU; through ALSA a stop is heard after the whole buffer.")
     var periodMs: Double?
 
     @Option(parsing: .unconditional, help: "Periods in the device buffer, 2 to 64 (the device may ask for more; default 3): more survive load, fewer stop sooner.")

@@ -58,9 +58,11 @@ package struct PCMStreamCalls: Sendable {
     /// buffer. Returns the frames of the fade, or -1 where nothing can be taken back (ALSA: a
     /// device buffer is kept short instead, and the mixer's own fade follows it).
     package var takeBack: @convention(c) (_ handle: UnsafeMutableRawPointer, _ fadeFrames: Int) -> Int
-    /// Ends a `waitForRoom` or `drain` under way early, so that the render thread sees a stop
-    /// or a close now. Any thread, while the stream is open; it never blocks.
-    package var interrupt: @convention(c) (_ handle: UnsafeMutableRawPointer) -> Void
+    /// Ends a wait for room under way (`waitForRoom`, a `write`'s, which then returns -EAGAIN)
+    /// early, so that the render thread sees a stop now. `closing`: the engine is closing, and
+    /// every wait from now on ends at once, a `drain` too (a stop must not: the drain is what
+    /// lets its fade be heard). Any thread, while the stream is open; it never blocks.
+    package var interrupt: @convention(c) (_ handle: UnsafeMutableRawPointer, _ closing: Bool) -> Void
     /// Closes the stream: once, after the render thread has ended, on a non-real-time thread.
     package var close: @convention(c) (_ handle: UnsafeMutableRawPointer) -> Void
 
@@ -72,7 +74,7 @@ package struct PCMStreamCalls: Sendable {
         drain: @convention(c) (UnsafeMutableRawPointer) -> Void,
         drop: @convention(c) (UnsafeMutableRawPointer) -> Void,
         takeBack: @convention(c) (UnsafeMutableRawPointer, Int) -> Int = { _, _ in -1 },
-        interrupt: @convention(c) (UnsafeMutableRawPointer) -> Void = { _ in },
+        interrupt: @convention(c) (UnsafeMutableRawPointer, Bool) -> Void = { _, _ in },
         close: @convention(c) (UnsafeMutableRawPointer) -> Void
     ) {
         self.write = write

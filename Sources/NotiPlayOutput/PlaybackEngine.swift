@@ -333,7 +333,7 @@ public final class PlaybackEngine: @unchecked Sendable {
         }
         context.pointee.shutdown.store(true, ordering: .releasing)
         RawSemaphore.post(voiceStarted)  // an idle render thread is waiting for a sound
-        deviceCalls.interrupt(deviceHandle)  // or for room, or for a drain
+        deviceCalls.interrupt(deviceHandle, true)  // or for room, or for a drain
         render?.join()
         workerShutdown.store(true, ordering: .releasing)
         RawSemaphore.post(wake)
@@ -408,7 +408,7 @@ public final class PlaybackEngine: @unchecked Sendable {
         // A device that queues much (a sound server reached directly) would keep the render
         // thread waiting for room for a long period: it is to see the stop now. Under the lock,
         // so before `close` frees the device.
-        deviceCalls.interrupt(deviceHandle)
+        deviceCalls.interrupt(deviceHandle, false)
     }
 
     private func withSlot(of id: VoiceID, _ body: (UnsafeMutablePointer<VoiceSlot>) -> Void) {

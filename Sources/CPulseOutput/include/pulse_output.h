@@ -69,8 +69,9 @@ void noti_pulse_drop(noti_pulse *stream);
  * position heard, no timing from the server yet, the stream failed). */
 long noti_pulse_take_back(noti_pulse *stream, long fade_frames);
 
-/* Ends a noti_pulse_wait_for_room or noti_pulse_drain under way, or the next one, early.
- * Thread-safe; the stream must be open. */
-void noti_pulse_interrupt(noti_pulse *stream);
+/* Ends a wait for room under way (noti_pulse_wait_for_room, a write's), or the next one, early:
+ * a stop, which the render thread is to see now. With `closing`, every wait from now on ends at
+ * once, a drain too. Thread-safe; the stream must be open. */
+void noti_pulse_interrupt(noti_pulse *stream, int closing);
 
 #endif

@@ -70,7 +70,8 @@ extension PCMBackend {
         }
         guard let stream else {
             if code == -EPROTONOSUPPORT { return nil }
-            throw ALSAError(device: name, "cannot open", reason: String(cString: message))
+            let reason = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            throw ALSAError(device: name, "cannot open", reason: reason)
         }
         let speakers = withUnsafeBytes(of: agreed.speakers) { raw in
             raw.bindMemory(to: UnsafePointer<CChar>?.self).prefix(request.channelCount).map { name in
@@ -92,7 +93,7 @@ extension PCMBackend {
         drain: { stream in noti_pulse_drain(OpaquePointer(stream)) },
         drop: { stream in noti_pulse_drop(OpaquePointer(stream)) },
         takeBack: { stream, frames in noti_pulse_take_back(OpaquePointer(stream), frames) },
-        interrupt: { stream in noti_pulse_interrupt(OpaquePointer(stream)) },
+        interrupt: { stream, closing in noti_pulse_interrupt(OpaquePointer(stream), closing ? 1 : 0) },
         close: { stream in noti_pulse_close(OpaquePointer(stream)) })
 }
 
