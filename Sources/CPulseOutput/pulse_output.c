@@ -362,13 +362,16 @@ void noti_pulse_close(noti_pulse *p) {
     free(p);
 }
 
-/* Copies `count` frames into the history at write index `at`. */
-static void remember(noti_pulse *p, const unsigned char *frames, int64_t at, int64_t count) {
+/* Copies `count` frames between `frames` and the history at write index `at` (into the history
+ * when `store`, out of it otherwise), in the runs its wrapping leaves. */
+static void copy_history(noti_pulse *p, unsigned char *frames, int64_t at, int64_t count, int store) {
     while (count > 0) {
         int64_t slot = at % p->history_frames;
         int64_t run = p->history_frames - slot < count ? p->history_frames - slot : count;
-        memcpy(p->history + slot * p->frame_bytes, frames, (size_t)(run * p->frame_bytes));
-        frames += run * p->frame_bytes;
+        unsigned char *kept = p->history + slot * p->frame_bytes;
+        size_t bytes = (size_t)(run * p->frame_bytes);
+        if (store) memcpy(kept, frames, bytes); else memcpy(frames, kept, bytes);
+        frames += bytes;
         at += run;
         count -= run;
     }
@@ -388,7 +391,7 @@ long noti_pulse_write(noti_pulse *p, const void *frames, long count) {
     if (bytes > room) bytes = room - room % p->frame_bytes;
     if (api.stream_write(p->stream, frames, bytes, NULL, 0, PA_SEEK_RELATIVE) < 0) return lost(p);
     int64_t written = (int64_t)(bytes / p->frame_bytes);
-    remember(p, frames, p->written, written);
+    copy_history(p, (unsigned char *)frames, p->written, written, 1);
     p->written += written;
     return (long)written;
 }
@@ -459,13 +462,7 @@ long noti_pulse_take_back(noti_pulse *p, long fade_frames) {
     int64_t length = p->written - from < fade_frames ? p->written - from : fade_frames;
     for (int64_t done = 0; done < length;) {
         int64_t chunk = length - done < FADE_CHUNK_FRAMES ? length - done : FADE_CHUNK_FRAMES;
-        int64_t copied = 0;
-        while (copied < chunk) {  /* the history wraps */
-            int64_t slot = (from + done + copied) % p->history_frames;
-            int64_t run = p->history_frames - slot < chunk - copied ? p->history_frames - slot : chunk - copied;
-            memcpy(p->scratch + copied * p->frame_bytes, p->history + slot * p->frame_bytes, (size_t)(run * p->frame_bytes));
-            copied += run;
-        }
+        copy_history(p, p->scratch, from + done, chunk, 0);
         fade(p, p->scratch, done, chunk, length);
         /* The first piece replaces the queue from `from` on (the server rewinds its sink to
          * there if it already took it); the write index ends after the fade, so what was

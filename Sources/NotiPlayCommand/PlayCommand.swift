@@ -242,10 +242,9 @@ struct PlayOptions: ParsableArguments {
                           formats: sampleFormat.map { [$0] } ?? DeviceSampleFormat.allCases,
                           rampMilliseconds: rampMs, voiceCapacity: 1, streamChannels: nil, streamRates: nil))
         if !throughALSA {
-            let policy = periodMs == nil && periods == nil
+            let ownPolicy = periodMs == nil && periods == nil
             configuration.backend = .alsaWithDirectPulse(
-                bufferMicroseconds: policy ? Self.serverQueueMicroseconds : nil,
-                periodMicroseconds: policy ? Self.serverRequestMicroseconds : nil)
+                serverQueue: ownPolicy ? (Self.serverQueueMicroseconds, Self.serverRequestMicroseconds) : nil)
         }
         // A device's libraries (libjack) may print to stderr: only our one line is shown.
         let verbose = self.verbose

@@ -18,11 +18,14 @@ import Testing
         var testDescription: String { rawValue }
     }
 
-    /// The period `--verbose` reports: the unit in which noti-play writes to the device.
-    static func period(_ stderr: String) -> Int? {
-        guard let line = stderr.split(separator: "\n").first(where: { $0.contains("period:") }) else { return nil }
+    /// The first number on `--verbose`'s line with `label` ("period:", "underruns:").
+    static func verboseFigure(_ label: String, in stderr: String) -> Int? {
+        guard let line = stderr.split(separator: "\n").first(where: { $0.contains(label) }) else { return nil }
         return line.split(separator: " ").compactMap { Int($0) }.first
     }
+
+    /// The period `--verbose` reports: the unit in which noti-play writes to the device.
+    static func period(_ stderr: String) -> Int? { verboseFigure("period:", in: stderr) }
 
     func tone(_ name: String, seconds: Double, amplitude: Double = 0.5) throws -> String {
         let path = folder.file(name)

@@ -75,10 +75,7 @@ extension PulseTests {
     }
 
     /// noti-play's "underruns:   N device" line.
-    static func notiPlayUnderruns(_ stderr: String) -> Int? {
-        guard let line = stderr.split(separator: "\n").first(where: { $0.contains("underruns:") }) else { return nil }
-        return line.split(separator: " ").compactMap { Int($0) }.first
-    }
+    static func notiPlayUnderruns(_ stderr: String) -> Int? { verboseFigure("underruns:", in: stderr) }
 
     /// aplay -v's "  name : value" lines of the PCM setup.
     static func aplaySetup(_ stderr: String) -> [String: Int] {

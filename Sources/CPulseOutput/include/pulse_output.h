@@ -55,7 +55,7 @@ noti_pulse *noti_pulse_open(const noti_pulse_request *request, noti_pulse_agreed
 /* Disconnects and frees the stream: once, after the last of the calls below. */
 void noti_pulse_close(noti_pulse *stream);
 
-/* The render thread's calls, with PCMRenderCalls' meanings. */
+/* The render thread's calls, with PCMStreamCalls' meanings. */
 long noti_pulse_write(noti_pulse *stream, const void *frames, long count);
 void noti_pulse_wait_for_room(noti_pulse *stream, int milliseconds);
 int noti_pulse_recover(noti_pulse *stream, int code);

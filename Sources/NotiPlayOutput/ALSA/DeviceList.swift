@@ -38,17 +38,17 @@ public enum PlaybackDevices {
             return "ALSA's default device, not usable here: no sound card or sound server is configured"
         }
         defer { snd_config_delete(definition) }
-        var type = text(of: definition, at: "type")
+        var type = ALSAConfiguration.text(of: definition, at: "type")
         if type == nil {
             // `pcm.!default "hw:1"`: another device's name; alsa.conf's own is "cards.pcm.default".
             var alias: UnsafeMutablePointer<CChar>?
             guard snd_config_get_type(definition) == SND_CONFIG_TYPE_STRING, snd_config_get_ascii(definition, &alias) >= 0,
-                  let alias = take(alias) else { return "ALSA's default: a device its configuration defines" }
+                  let alias = ALSAConfiguration.take(alias) else { return "ALSA's default: a device its configuration defines" }
             guard alias.hasPrefix("cards.") else { return "ALSA's default: the device \(alias)" }
             type = "empty"
         }
         // A device over another one named outright (`type plug slave.pcm "hw:1,0"`).
-        if let type, type != "hw", let slave = text(of: definition, at: "slave.pcm") {
+        if let type, type != "hw", let slave = ALSAConfiguration.text(of: definition, at: "slave.pcm") {
             return "ALSA's default: a \(type) device over \(slave)"
         }
         switch type ?? "" {
@@ -60,7 +60,7 @@ public enum PlaybackDevices {
             // alsa.conf's cards.pcm.default takes ALSA_PCM_CARD or ALSA_CARD before defaults.pcm.card...
             let environment = [getenv("ALSA_PCM_CARD"), getenv("ALSA_CARD")].compactMap { $0.map { String(cString: $0) } }.first { !$0.isEmpty }
             // A definition's own `card 1` comes first; alsa.conf's is a function of the above.
-            guard let card = text(of: definition, at: "card") ?? environment ?? text(of: top, at: "defaults.pcm.card") else { return "ALSA's default: the \(type) device its configuration defines" }
+            guard let card = ALSAConfiguration.text(of: definition, at: "card") ?? environment ?? ALSAConfiguration.text(of: top, at: "defaults.pcm.card") else { return "ALSA's default: the \(type) device its configuration defines" }
             var name: UnsafeMutablePointer<CChar>?
             let index = snd_card_get_index(card)
             guard index >= 0, snd_card_get_name(index, &name) >= 0, let name else {
@@ -73,15 +73,6 @@ public enum PlaybackDevices {
         }
     }
 
-    /// A configuration node's value as text (`snd_config_get_ascii`), or nil.
-    static func text(of node: OpaquePointer, at key: String) -> String? {
-        var found: OpaquePointer?
-        guard snd_config_search(node, key, &found) >= 0, let found else { return nil }
-        var value: UnsafeMutablePointer<CChar>?
-        guard snd_config_get_ascii(found, &value) >= 0, let value else { return nil }
-        return take(value)
-    }
-
     private static func hinted() -> [PlaybackDevice] {
         var hints: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
         guard snd_device_name_hint(-1, "pcm", &hints) == 0, let hints else { return [] }
@@ -90,20 +81,13 @@ public enum PlaybackDevices {
         var cursor = hints
         while let hint = cursor.pointee {
             defer { cursor += 1 }
-            let name = take(snd_device_name_get_hint(hint, "NAME"))
-            let direction = take(snd_device_name_get_hint(hint, "IOID"))
+            let name = ALSAConfiguration.take(snd_device_name_get_hint(hint, "NAME"))
+            let direction = ALSAConfiguration.take(snd_device_name_get_hint(hint, "IOID"))
             guard let name, direction != "Input" else { continue }
-            let text = take(snd_device_name_get_hint(hint, "DESC")) ?? ""
+            let text = ALSAConfiguration.take(snd_device_name_get_hint(hint, "DESC")) ?? ""
             devices.append(PlaybackDevice(
                 name: name, description: text.split(separator: "\n").joined(separator: " — ")))
         }
         return devices
-    }
-
-    /// Copies and frees a string ALSA allocated.
-    private static func take(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {
-        guard let pointer else { return nil }
-        defer { free(pointer) }
-        return String(cString: pointer)
     }
 }

@@ -15,6 +15,9 @@ public struct PCMRequest: Sendable {
     /// at its one rate): the caller then converts every sound to the rate agreed.
     public var acceptsNearestRate: Bool
 
+    /// The period asked for, in frames at `rate` (at least 16).
+    func periodFrames(atRate rate: Int) -> Int { max(16, rate * periodMicroseconds / 1_000_000) }
+
     public init(
         sampleRate: Int, channelCount: Int, formats: [DeviceSampleFormat] = DeviceSampleFormat.allCases,
         periodMicroseconds: Int = 10_000, periodsPerBuffer: Int = 3, acceptsNearestRate: Bool = false
@@ -136,7 +139,7 @@ final class PCMDevice {
                             reason: "its nearest rate is \(rate) Hz (a 'plughw:' device, or a sound server, converts rates)")
         }
 
-        var period = snd_pcm_uframes_t(max(16, Int(rate) * request.periodMicroseconds / 1_000_000))
+        var period = snd_pcm_uframes_t(request.periodFrames(atRate: Int(rate)))
         try check(snd_pcm_hw_params_set_period_size_near(handle, hw, &period, &direction), device: name,
                   "cannot set a period of \(period) frames")
         var buffer = period * snd_pcm_uframes_t(max(2, request.periodsPerBuffer))

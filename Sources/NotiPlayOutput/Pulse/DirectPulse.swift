@@ -16,16 +16,17 @@ import Glibc
 /// Measured by `scripts/pulse-study`; README "Measured".
 extension PCMBackend {
     /// ALSA, except for a device whose ALSA definition is PulseAudio's plugin, which is played
-    /// through libpulse on the server and sink that definition names, with a queue of `buffer`
-    /// (nil: the request's periods) and wake-ups every `period`, in microseconds. Where libpulse
-    /// cannot be loaded, or the server is PipeWire's, ALSA's plugin plays it as before.
-    package static func alsaWithDirectPulse(bufferMicroseconds: Int?, periodMicroseconds: Int?) -> PCMBackend {
+    /// through libpulse on the server and sink that definition names, with a queue of
+    /// `serverQueue.microseconds` asked for in requests of `serverQueue.requestMicroseconds`
+    /// (nil: the request's periods). Where libpulse cannot be loaded, or the server is
+    /// PipeWire's, ALSA's plugin plays it as before.
+    package static func alsaWithDirectPulse(serverQueue: (microseconds: Int, requestMicroseconds: Int)?) -> PCMBackend {
         PCMBackend { name, request throws(ALSAError) in
             guard let route = PulseRoute(device: name), noti_pulse_load() == nil else { return try openALSA(name, request) }
             var request = request
-            if let bufferMicroseconds, let periodMicroseconds {
-                request.periodMicroseconds = periodMicroseconds
-                request.periodsPerBuffer = max(1, bufferMicroseconds / max(1, periodMicroseconds))
+            if let serverQueue {
+                request.periodMicroseconds = serverQueue.requestMicroseconds
+                request.periodsPerBuffer = max(1, serverQueue.microseconds / max(1, serverQueue.requestMicroseconds))
             }
             if let stream = try openPulse(name, route, request) { return stream }
             return try openALSA(name, request)
@@ -50,7 +51,7 @@ extension PCMBackend {
         guard (1...32).contains(request.channelCount) else {
             throw ALSAError(device: name, "cannot play \(request.channelCount) channel(s)", reason: "a sound server plays 1 to 32")
         }
-        let period = max(16, rate * request.periodMicroseconds / 1_000_000)
+        let period = request.periodFrames(atRate: rate)
         let wire: noti_pulse_format = switch format {
         case .float32: NOTI_PULSE_FLOAT32
         case .int32: NOTI_PULSE_S32
@@ -120,9 +121,9 @@ struct PulseRoute {
                 name = String(cString: alias)
                 continue
             }
-            guard PlaybackDevices.text(of: definition, at: "type") == "pulse" else { return nil }
-            server = PlaybackDevices.text(of: definition, at: "server")
-            sink = PlaybackDevices.text(of: definition, at: "device")
+            guard ALSAConfiguration.text(of: definition, at: "type") == "pulse" else { return nil }
+            server = ALSAConfiguration.text(of: definition, at: "server")
+            sink = ALSAConfiguration.text(of: definition, at: "device")
             return
         }
         return nil
