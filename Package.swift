@@ -33,7 +33,7 @@ let package = Package(
         // A PulseAudio server reached directly (where ALSA's configuration sends a device to its
         // pulse plugin): libpulse loaded on first use, not linked. Its header only (libpulse-dev).
         .target(name: "CPulseOutput", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "NotiPlayOutput", dependencies: ["CALSA", "CALSASupport", "CPulseOutput"]),
+        .target(name: "NotiPlayOutput", dependencies: ["NotiPlayDecoder", "CALSA", "CALSASupport", "CPulseOutput"]),
         .systemLibrary(
             name: "CSndFile",
             pkgConfig: "sndfile",

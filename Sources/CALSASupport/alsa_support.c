@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "alsa_support.h"
 
 #include <alsa/asoundlib.h>
@@ -43,17 +44,23 @@ int noti_alsa_channel_map(snd_pcm_t *pcm, unsigned int *positions, unsigned int 
     return (int)count;
 }
 
-int noti_alsa_is_pulseaudio_plugin(snd_pcm_t *pcm) {
-    if (snd_pcm_type(pcm) != SND_PCM_TYPE_IOPLUG) return 0;
+int noti_alsa_server_plugin(snd_pcm_t *pcm) {
+    if (snd_pcm_type(pcm) != SND_PCM_TYPE_IOPLUG) return NOTI_ALSA_NO_SERVER_PLUGIN;
     snd_output_t *output = NULL;
-    if (snd_output_buffer_open(&output) < 0) return 0;
-    int found = 0;
+    if (snd_output_buffer_open(&output) < 0) return NOTI_ALSA_NO_SERVER_PLUGIN;
+    int found = NOTI_ALSA_NO_SERVER_PLUGIN;
     if (snd_pcm_dump(pcm, output) >= 0) {
         char *text = NULL;
         size_t length = snd_output_buffer_string(output, &text);
-        // The plugin's name is the dump's first line, as alsa-plugins' pulse/pcm_pulse.c sets it.
-        static const char name[] = "ALSA <-> PulseAudio PCM I/O Plugin\n";
-        found = text != NULL && length >= sizeof name - 1 && strncmp(text, name, sizeof name - 1) == 0;
+        // The plugin's name is the dump's first line: alsa-plugins' pulse/pcm_pulse.c sets the
+        // first; pipewire-alsa's pcm_pipewire.c names itself "PipeWire …".
+        static const char pulse[] = "ALSA <-> PulseAudio PCM I/O Plugin\n";
+        const char *line_end = text != NULL ? memchr(text, '\n', length) : NULL;
+        if (text != NULL && length >= sizeof pulse - 1 && strncmp(text, pulse, sizeof pulse - 1) == 0) {
+            found = NOTI_ALSA_PULSE_PLUGIN;
+        } else if (line_end != NULL && memmem(text, (size_t)(line_end - text), "PipeWire", 8) != NULL) {
+            found = NOTI_ALSA_PIPEWIRE_PLUGIN;
+        }
     }
     snd_output_close(output);
     return found;

@@ -23,7 +23,10 @@ static struct {
     int (*mainloop_dispatch)(pa_mainloop *);
     int (*mainloop_iterate)(pa_mainloop *, int, int *);
     void (*mainloop_wakeup)(pa_mainloop *);
-    pa_context *(*context_new)(pa_mainloop_api *, const char *);
+    pa_context *(*context_new_with_proplist)(pa_mainloop_api *, const char *, const pa_proplist *);
+    pa_proplist *(*proplist_new)(void);
+    int (*proplist_sets)(pa_proplist *, const char *, const char *);
+    void (*proplist_free)(pa_proplist *);
     int (*context_connect)(pa_context *, const char *, pa_context_flags_t, const pa_spawn_api *);
     void (*context_disconnect)(pa_context *);
     void (*context_unref)(pa_context *);
@@ -31,7 +34,8 @@ static struct {
     int (*context_errno)(const pa_context *);
     pa_operation *(*context_get_server_info)(pa_context *, pa_server_info_cb_t, void *);
     pa_operation_state_t (*operation_get_state)(const pa_operation *);
-    pa_stream *(*stream_new)(pa_context *, const char *, const pa_sample_spec *, const pa_channel_map *);
+    pa_stream *(*stream_new_with_proplist)(pa_context *, const char *, const pa_sample_spec *, const pa_channel_map *,
+                                           pa_proplist *);
     int (*stream_connect_playback)(pa_stream *, const char *, const pa_buffer_attr *, pa_stream_flags_t,
                                    const pa_cvolume *, pa_stream *);
     int (*stream_disconnect)(pa_stream *);
@@ -69,11 +73,14 @@ static void load(void) {
         || !RESOLVE(library, mainloop_dispatch, "pa_mainloop_dispatch")
         || !RESOLVE(library, mainloop_iterate, "pa_mainloop_iterate")
         || !RESOLVE(library, mainloop_wakeup, "pa_mainloop_wakeup")
-        || !RESOLVE(library, context_new, "pa_context_new") || !RESOLVE(library, context_connect, "pa_context_connect")
+        || !RESOLVE(library, context_new_with_proplist, "pa_context_new_with_proplist")
+        || !RESOLVE(library, proplist_new, "pa_proplist_new") || !RESOLVE(library, proplist_sets, "pa_proplist_sets")
+        || !RESOLVE(library, proplist_free, "pa_proplist_free")
+        || !RESOLVE(library, context_connect, "pa_context_connect")
         || !RESOLVE(library, context_disconnect, "pa_context_disconnect")
         || !RESOLVE(library, context_unref, "pa_context_unref")
         || !RESOLVE(library, context_get_state, "pa_context_get_state")
-        || !RESOLVE(library, context_errno, "pa_context_errno") || !RESOLVE(library, stream_new, "pa_stream_new")
+        || !RESOLVE(library, context_errno, "pa_context_errno") || !RESOLVE(library, stream_new_with_proplist, "pa_stream_new_with_proplist")
         || !RESOLVE(library, context_get_server_info, "pa_context_get_server_info")
         || !RESOLVE(library, operation_get_state, "pa_operation_get_state")
         || !RESOLVE(library, stream_connect_playback, "pa_stream_connect_playback")
@@ -123,6 +130,7 @@ struct noti_pulse {
     int64_t lead_frames;
     unsigned char scratch[FADE_CHUNK_FRAMES * 4 * PA_CHANNELS_MAX];
     int underflowed, drained, server_known, is_pulseaudio;
+    char server_version[64];
     /* A stop asked the render thread to look now (consumed by the wait it ends); the stream is
      * being closed (every wait ends, the drain too). */
     atomic_int woken, closing;
@@ -187,6 +195,7 @@ static void on_server_info(pa_context *context, const pa_server_info *info, void
     /* PipeWire's service calls itself "PulseAudio (on PipeWire x.y.z)". */
     noti_pulse *p = user;
     p->is_pulseaudio = info && info->server_name && strcmp(info->server_name, "pulseaudio") == 0;
+    snprintf(p->server_version, sizeof p->server_version, "%s", info && info->server_version ? info->server_version : "");
     p->server_known = 1;
 }
 
@@ -256,8 +265,14 @@ noti_pulse *noti_pulse_open(const noti_pulse_request *request, noti_pulse_agreed
     p->lead_frames = request->rate / 100;  /* 10 ms */
     int64_t deadline = monotonic_us() + (int64_t)timeout_ms * 1000;
 
+    /* Who plays: the host's name and id (the server shows and remembers streams by them). */
+    pa_proplist *client = api.proplist_new();
+    if (client && request->application_id) api.proplist_sets(client, PA_PROP_APPLICATION_ID, request->application_id);
     p->loop = api.mainloop_new();
-    if (!p->loop || !(p->context = api.context_new(api.mainloop_get_api(p->loop), "noti-play"))) {
+    const char *name = request->application_name ? request->application_name : "noti-play";
+    if (p->loop && client) p->context = api.context_new_with_proplist(api.mainloop_get_api(p->loop), name, client);
+    if (client) api.proplist_free(client);
+    if (!p->context) {
         set_error(p, error, error_size, code, -ENOMEM, "cannot start a connection");
         noti_pulse_close(p);
         return NULL;
@@ -295,7 +310,17 @@ noti_pulse *noti_pulse_open(const noti_pulse_request *request, noti_pulse_agreed
     pa_sample_spec spec = {formats[request->format], request->rate, (uint8_t)request->channels};
     pa_channel_map map;
     api.channel_map_init_extend(&map, request->channels, PA_CHANNEL_MAP_WAVEEX);
-    p->stream = api.stream_new(p->context, "noti-play", &spec, &map);
+    /* What plays: an event sound (the desktop's alert volume and role rules), unless the user's
+     * environment chose another role. */
+    pa_proplist *properties = api.proplist_new();
+    if (properties) {
+        const char *role = getenv("PULSE_PROP_media.role") ? NULL : request->role;
+        if (role) api.proplist_sets(properties, PA_PROP_MEDIA_ROLE, role);
+        if (request->application_id) api.proplist_sets(properties, PA_PROP_APPLICATION_ID, request->application_id);
+    }
+    const char *media_name = request->media_name ? request->media_name : name;
+    p->stream = properties ? api.stream_new_with_proplist(p->context, media_name, &spec, &map, properties) : NULL;
+    if (properties) api.proplist_free(properties);
     if (!p->stream) {
         set_error(p, error, error_size, code, -EINVAL, "refused the stream");
         noti_pulse_close(p);
@@ -332,6 +357,7 @@ noti_pulse *noti_pulse_open(const noti_pulse_request *request, noti_pulse_agreed
     if (agreed->period_frames < 1) agreed->period_frames = 1;
     if (agreed->buffer_frames < agreed->period_frames) agreed->buffer_frames = agreed->period_frames;
     p->period_bytes = agreed->period_frames * p->frame_bytes;
+    snprintf(agreed->server_version, sizeof agreed->server_version, "%s", p->server_version);
     for (unsigned int channel = 0; channel < PA_CHANNELS_MAX; channel++) {
         agreed->speakers[channel] = channel < request->channels ? alsa_name(map.map[channel]) : NULL;
     }
@@ -380,7 +406,7 @@ static void copy_history(noti_pulse *p, unsigned char *frames, int64_t at, int64
 long noti_pulse_write(noti_pulse *p, const void *frames, long count) {
     if (p->underflowed) {
         p->underflowed = 0;
-        return -EPIPE;  /* the server ran dry: reported as ALSA reports an underrun */
+        return -EPIPE;  /* the server ran dry: PCMStreamCalls.underrun, nothing to recover */
     }
     size_t room;
     while ((room = api.stream_writable_size(p->stream)) < p->frame_bytes) {
@@ -404,11 +430,6 @@ void noti_pulse_wait_for_room(noti_pulse *p, int milliseconds) {
         int64_t left = deadline - monotonic_us();
         if (left <= 0 || run_once(p, (int)left) < 0) return;
     }
-}
-
-int noti_pulse_recover(noti_pulse *p, int code) {
-    (void)p;
-    return code == -EPIPE ? 0 : code;  /* a stream that failed stays failed */
 }
 
 void noti_pulse_prepare(noti_pulse *p) {

@@ -57,7 +57,7 @@ struct ChannelMatrix: Sendable, Equatable {
     /// `outputChannels` speakers, which are `speakers` where the device's channel map names them
     /// (a map for another count is ignored).
     static func mapping(
-        from layout: ChannelLayout?, channelCount: Int, to outputChannels: Int, speakers: [ChannelPosition]? = nil
+        from layout: ChannelLayout?, channelCount: Int, to outputChannels: Int, speakers: [ChannelLayout.Speaker]? = nil
     ) -> ChannelMatrix? {
         guard channelCount >= 1, outputChannels >= 1 else { return nil }
         let matrix = matrix(from: layout, channelCount: channelCount, to: outputChannels, speakers: speakers)
@@ -66,7 +66,7 @@ struct ChannelMatrix: Sendable, Equatable {
 
     /// The matrix the rules give, whether or not the mixer would do the same.
     static func matrix(
-        from layout: ChannelLayout?, channelCount: Int, to outputChannels: Int, speakers deviceMap: [ChannelPosition]? = nil
+        from layout: ChannelLayout?, channelCount: Int, to outputChannels: Int, speakers deviceMap: [ChannelLayout.Speaker]? = nil
     ) -> ChannelMatrix {
         let mixer = mixerMapping(inputChannels: channelCount, outputChannels: outputChannels)
         guard channelCount > 1 else { return mixer }
@@ -84,38 +84,10 @@ struct ChannelMatrix: Sendable, Equatable {
 
     /// The WAVE speaker of each of a device's `count` channels (nil: one WAVE has no name for):
     /// as its channel map says, else the standard order for the count, else none.
-    private static func deviceSpeakers(_ map: [ChannelPosition]?, count: Int) -> [ChannelLayout.Speaker?] {
-        if let map, map.count == count { return map.map(speaker(at:)) }
+    private static func deviceSpeakers(_ map: [ChannelLayout.Speaker]?, count: Int) -> [ChannelLayout.Speaker?] {
+        if let map, map.count == count { return map.map { $0 == .unknown ? nil : $0 } }
         guard let standard = ChannelLayout.standard(channelCount: count) else { return Array(repeating: nil, count: count) }
         return standard.speakers.map { $0 }
-    }
-
-    /// The WAVE speaker at an ALSA position: ALSA's rear speakers are WAVE's back ones.
-    private static func speaker(at position: ChannelPosition) -> ChannelLayout.Speaker? {
-        switch position {
-        case .frontLeft: .frontLeft
-        case .frontRight: .frontRight
-        case .frontCenter: .frontCenter
-        case .lowFrequency: .lowFrequency
-        case .rearLeft: .backLeft
-        case .rearRight: .backRight
-        case .rearCenter: .backCenter
-        case .sideLeft: .sideLeft
-        case .sideRight: .sideRight
-        case .frontLeftCenter: .frontLeftOfCenter
-        case .frontRightCenter: .frontRightOfCenter
-        case .topCenter: .topCenter
-        case .topFrontLeft: .topFrontLeft
-        case .topFrontCenter: .topFrontCenter
-        case .topFrontRight: .topFrontRight
-        case .topRearLeft: .topBackLeft
-        case .topRearCenter: .topBackCenter
-        case .topRearRight: .topBackRight
-        case .mono, .rearLeftCenter, .rearRightCenter, .frontLeftWide, .frontRightWide, .frontLeftHigh, .frontCenterHigh,
-             .frontRightHigh, .topFrontLeftCenter, .topFrontRightCenter, .topSideLeft, .topSideRight, .leftLowFrequency,
-             .rightLowFrequency, .bottomCenter, .bottomLeftCenter, .bottomRightCenter:
-            nil
-        }
     }
 
     /// What the mixer does with no matrix (`Mixer.addFrames`): equal counts one to one, a mono

@@ -44,7 +44,7 @@ final class ConvertingSource: FrameSource {
     /// `Resampler.conversion`), with channels the mixer maps as the layout says
     /// (`ChannelMatrix.mapping`). Then its samples pass bit for bit.
     static func converting(
-        _ source: any FrameSource, layout: ChannelLayout?, to rate: Int, channels: Int, speakers: [ChannelPosition]?,
+        _ source: any FrameSource, layout: ChannelLayout?, to rate: Int, channels: Int, speakers: [ChannelLayout.Speaker]?,
         quality: Resampler.Quality = .high
     ) throws(Resampler.SetupError) -> ConvertingSource? {
         var matrix = ChannelMatrix.mapping(from: layout, channelCount: source.channelCount, to: channels, speakers: speakers)

@@ -46,15 +46,26 @@ public final class NotificationSoundPlayer: Sendable {
         /// reopened while another opens): a hook that swaps process state must count them; the
         /// command's opens one device once.
         package var aroundDeviceOpen: @Sendable (_ open: () -> Void) -> Void = { open in open() }
-        /// Where sound goes: ALSA; for the command, ALSA with a PulseAudio server reached directly
-        /// (`PCMBackend.alsaWithDirectPulse`); in the lifecycle tests a scripted device.
-        package var backend = PCMBackend.alsa
+        /// Where sound goes: nil (auto) tries the desktop's sound server natively (PipeWire,
+        /// then PulseAudio), then ALSA, for `device` "default"; an ALSA device name is ALSA's, and
+        /// `pipewire:SINK` or `pulse:SINK` names a server's sink. A backend named here wins over
+        /// the user's `backend =` in noti-play.conf.
+        public var backend: AudioBackend?
+        /// What the sound server shows of the stream and applies its rules by (the host's name
+        /// and id; the role is always a notification's).
+        public var streamProperties: StreamProperties
+        /// The backend table's own seam: in the lifecycle tests a scripted device; the command's
+        /// table with a deep server queue. nil: the standard table for `backend`.
+        package var pcmBackend: PCMBackend?
         /// How long a device may take to open and to take sound; the tests shorten them.
         package var deviceDeadlines = DeviceDeadlines.Seconds()
 
         public init(appFolders: [String] = [], appID: String? = nil, device: String = "default",
                     idleTimeout: Double = 5, policy: SoundPolicy? = nil, cacheLimit: Int = 32 << 20,
-                    output: Output = Output()) {
+                    output: Output = Output(), backend: AudioBackend? = nil,
+                    streamProperties: StreamProperties = StreamProperties()) {
+            self.backend = backend
+            self.streamProperties = streamProperties
             self.appFolders = appFolders
             self.appID = appID
             self.device = device

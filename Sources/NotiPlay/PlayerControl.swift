@@ -253,23 +253,24 @@ final class PlayerControl {
         let waiting = capped((parked.removeValue(forKey: key) ?? []) + [first])  // a burst's parked sounds first
         devices[key] = .opening(attempt: attempt, deadline: monotonicNanoseconds() + UInt64(core.configuration.deviceDeadlines.open) * 1_000_000_000, waiting: waiting)
         let core = self.core, device = core.configuration.device, output = core.configuration.output
-        let backend = core.configuration.backend
+        let backend = core.configuration.pcmBackend
+            ?? .choosing(core.configuration.backend ?? core.policy.backend, from: PCMBackend.standardTable())
         let firstRate = Int(first.sound.sampleRate.rounded())
         let rate = output.streamRates.map { min(max(firstRate, $0.lowerBound), $0.upperBound) } ?? firstRate
         let request = PCMRequest(
             sampleRate: rate, channelCount: output.streamChannels ?? first.sound.channelCount,
             formats: output.formats, periodMicroseconds: output.periodMicroseconds, periodsPerBuffer: output.periodsPerBuffer,
-            acceptsNearestRate: true)
+            acceptsNearestRate: true, properties: core.configuration.streamProperties)
         let aroundOpen = core.configuration.aroundDeviceOpen
         let started = JoinableThread.detached {
-            func openEngine() -> Result<PlaybackEngine, ALSAError> {
-                Result { () throws(ALSAError) in
+            func openEngine() -> Result<PlaybackEngine, DeviceError> {
+                Result { () throws(DeviceError) in
                     try PlaybackEngine(
                         backend: backend, device: device, request: request,
                         voiceCapacity: output.voiceCapacity, rampMilliseconds: output.rampMilliseconds)
                 }
             }
-            var opened: Result<PlaybackEngine, ALSAError>?
+            var opened: Result<PlaybackEngine, DeviceError>?
             aroundOpen { opened = openEngine() }
             let result = opened ?? openEngine()
             if !core.post(.deviceOpened(key, attempt: attempt, result)), case .success(let engine) = result { engine.close() }
@@ -280,7 +281,7 @@ final class PlayerControl {
         }
     }
 
-    private func deviceOpened(_ key: EngineKey, attempt: Int, _ result: Result<PlaybackEngine, ALSAError>) {
+    private func deviceOpened(_ key: EngineKey, attempt: Int, _ result: Result<PlaybackEngine, DeviceError>) {
         guard case .opening(attempt, _, let waiting)? = devices[key] else {
             // Given up on (past its deadline): nobody waits for it any more, and its thread is free.
             if case .success(let engine) = result { engine.close() }

@@ -20,7 +20,7 @@ enum PlayerCommand: Sendable {
     case cancel(PlaybackID)
     case pause(PlaybackID, Bool)
     case voiceEnded(PlaybackID, VoiceOutcome)
-    case deviceOpened(EngineKey, attempt: Int, Result<PlaybackEngine, ALSAError>)
+    case deviceOpened(EngineKey, attempt: Int, Result<PlaybackEngine, DeviceError>)
     /// A stalled stream's close returned: its threads are free.
     case deviceReleased
     /// Close the devices once nothing plays, each after its last frame has played.

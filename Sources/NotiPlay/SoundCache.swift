@@ -16,7 +16,7 @@ final class SoundCache: Sendable {
     struct StreamShape: Hashable {
         var sampleRate: Int
         var channelCount: Int
-        var speakers: [ChannelPosition]?
+        var speakers: [ChannelLayout.Speaker]?
     }
 
     /// One file's forms.

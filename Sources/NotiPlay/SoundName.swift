@@ -35,7 +35,7 @@ public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConv
     case unreadable(String, String)
     case invalidVolume(Float)
     /// The device would not open or configure, or stopped while playing.
-    case device(ALSAError)
+    case device(DeviceError)
     /// The device did not open within the given seconds (it blocks: held, or its server hangs).
     case deviceTimeout(device: String, seconds: Int)
     /// The device took no sound for the given seconds while the sound played.

@@ -1,3 +1,4 @@
+import NotiPlayOutput
 import NotiPlayDecoder
 #if canImport(Glibc)
 import Glibc
@@ -29,6 +30,9 @@ public struct SoundPolicy: Sendable, Equatable {
     public var defaultSound: String?
     public var criticalSound: String?
     public var ringtoneSound: String?
+    /// Where sound goes (`backend = pipewire|pulse|alsa|auto`): nil, auto, tries the desktop's
+    /// sound server first. A host's own choice (`Configuration.backend`) wins over it.
+    public var backend: AudioBackend?
 
     public init() {}
 
@@ -36,7 +40,7 @@ public struct SoundPolicy: Sendable, Equatable {
         a.notificationVolume == b.notificationVolume && a.doNotDisturb == b.doNotDisturb
             && a.quietHours?.start == b.quietHours?.start && a.quietHours?.end == b.quietHours?.end
             && a.theme == b.theme && a.defaultSound == b.defaultSound && a.criticalSound == b.criticalSound
-            && a.ringtoneSound == b.ringtoneSound
+            && a.ringtoneSound == b.ringtoneSound && a.backend == b.backend
     }
 
     /// The configuration file's path.
@@ -83,6 +87,10 @@ public struct SoundPolicy: Sendable, Equatable {
             case "default-sound": policy.defaultSound = value
             case "critical-sound": policy.criticalSound = value
             case "ringtone-sound": policy.ringtoneSound = value
+            case "backend":
+                if value == "auto" { policy.backend = nil }
+                else if let backend = AudioBackend(rawValue: value) { policy.backend = backend }
+                else { warn("backend must be pipewire, pulse, alsa or auto, not '\(value)'") }
             default: warn("unknown key '\(key)'")
             }
         }

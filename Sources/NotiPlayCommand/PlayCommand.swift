@@ -19,7 +19,7 @@ struct PlayCommand: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "play",
-        abstract: "Play a sound through ALSA: what `noti-play FILE ...` does.",
+        abstract: "Play a sound: what `noti-play FILE ...` does.",
         discussion: discussion
     )
 
@@ -74,8 +74,11 @@ struct PlayOptions: ParsableArguments {
     @Flag(help: "Play as a critical alert: exactly at --volume, fading out any other sound.")
     var critical = false
 
-    @Option(help: "The ALSA device to play on.")
+    @Option(help: ArgumentHelp("Where to play: default, an ALSA device (hw:0, plughw:…, a PCM of asound.conf), or a sound server's sink (pipewire:NAME, pulse:NAME).", valueName: "device"))
     var device = "default"
+
+    @Option(help: ArgumentHelp("The sound system for the default device: pipewire, pulse, alsa, or auto (the desktop's sound server natively, else ALSA; noti-play.conf's backend = by default).", valueName: "backend"))
+    var backend: BackendOption?
 
     @Flag(help: "List ALSA's playback devices and exit.")
     var listDevices = false
@@ -99,7 +102,7 @@ struct PlayOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Periods in the device buffer, 2 to 64 (the device may ask for more; default 3): more survive load, fewer stop sooner.")
     var periods: Int?
 
-    @Flag(name: .customLong("through-alsa"), help: "Play a device ALSA sends to PulseAudio through ALSA's pulse plugin, as other programs do, not on the server directly.")
+    @Flag(name: .customLong("through-alsa"), help: "The same as --backend alsa: through ALSA's plugin for the server, as other programs play.")
     var throughALSA = false
 
     /// The policies above; the PulseAudio one only where neither --period-ms nor --periods is given.
@@ -167,7 +170,7 @@ struct PlayOptions: ParsableArguments {
         // When the device opened (its opener's thread says): a ringtone's --for counts from then,
         // not while a slow device opens.
         let deviceOpened = Atomic<UInt64>(0)
-        let player = makePlayer {
+        let player = makePlayer(file: file) {
             deviceOpened.store(monotonicNanoseconds(), ordering: .releasing)
             wake.post()
         }
@@ -233,7 +236,7 @@ struct PlayOptions: ParsableArguments {
     /// (see --period-ms): on a PulseAudio server reached directly a deep queue, which a stop
     /// takes back (one sound, so no second sound waits behind it). The configuration's warnings
     /// are printed here, before anything plays.
-    private func makePlayer(deviceOpened: @escaping @Sendable () -> Void) -> NotificationSoundPlayer {
+    private func makePlayer(file: String?, deviceOpened: @escaping @Sendable () -> Void) -> NotificationSoundPlayer {
         let (policy, warnings) = SoundPolicy.load()
         warnings.forEach { Output.standardError("noti-play: warning: " + $0) }
         var configuration = NotificationSoundPlayer.Configuration(
@@ -241,11 +244,13 @@ struct PlayOptions: ParsableArguments {
             output: .init(periodMicroseconds: Int((periodMs ?? Self.alsaPeriodMilliseconds) * 1000), periodsPerBuffer: periods ?? Self.alsaPeriods,
                           formats: sampleFormat.map { [$0] } ?? DeviceSampleFormat.allCases,
                           rampMilliseconds: rampMs, voiceCapacity: 1, streamChannels: nil, streamRates: nil))
-        if !throughALSA {
-            let ownPolicy = periodMs == nil && periods == nil
-            configuration.backend = .alsaWithDirectPulse(
-                serverQueue: ownPolicy ? (Self.serverQueueMicroseconds, Self.serverRequestMicroseconds) : nil)
-        }
+        let ownPolicy = periodMs == nil && periods == nil
+        let table = PCMBackend.standardTable(
+            serverQueue: ownPolicy ? ServerQueue(microseconds: Self.serverQueueMicroseconds, requestMicroseconds: Self.serverRequestMicroseconds) : nil)
+        let chosen: AudioBackend? = throughALSA ? .alsa : backend.map { $0.backend } ?? policy.backend
+        configuration.pcmBackend = .choosing(chosen, from: table)
+        configuration.streamProperties.mediaName = file.map { String($0.split(separator: "/").last ?? Substring($0)) }
+            ?? named ?? soundName
         // A device's libraries (libjack) may print to stderr: only our one line is shown.
         let verbose = self.verbose
         configuration.aroundDeviceOpen = { open in
@@ -320,6 +325,12 @@ struct PlayOptions: ParsableArguments {
         }
     }
 
+    /// The device's format, and its speakers in the device's channel order where it names them.
+    private static func deviceLine(_ f: NegotiatedFormat) -> String {
+        let speakers = f.speakers.map { " " + $0.map(\.shortName).joined(separator: " ") } ?? ""
+        return "device:      \(f.device): \(f.sampleFormat.rawValue), \(f.sampleRate) Hz, \(f.channelCount) channel(s)" + speakers
+    }
+
     private static func report(_ stream: StreamFigures, of sound: PlaybackReport, launched: UInt64, finished: UInt64, signalled: UInt64) {
         let f = stream.format
         let ms = { (frames: Int) in (Double(frames) * 1000 / Double(f.sampleRate)).fixed(1) }
@@ -333,9 +344,8 @@ struct PlayOptions: ParsableArguments {
         }
         lines += [
             // The speakers in the device's channel order, where its channel map names them.
-            "device:      \(f.device): \(f.sampleFormat.rawValue), \(f.sampleRate) Hz, \(f.channelCount) channel(s)"
-                + (f.speakers.map { " " + $0.map(\.rawValue).joined(separator: " ") } ?? "")
-                + (f.soundServer.map { " (\($0), directly)" } ?? ""),
+            deviceLine(f),
+            "route:       \(f.route)",
             "period:      \(f.periodFrames) frames (\(ms(f.periodFrames)) ms); buffer \(f.bufferFrames) frames (\(ms(f.bufferFrames)) ms)",
             "scheduling:  \(stream.isRealtime ? "SCHED_FIFO" : "normal (SCHED_FIFO was refused)")",
             "underruns:   \(stream.underruns) device, \(stream.starvedWaits) waits for the decoder",
@@ -383,4 +393,11 @@ enum StreamRole {
         setenv("PULSE_PROP_media.role", "event", 0)
         setenv("PULSE_PROP_application.id", "noti-play", 0)
     }
+}
+
+/// `--backend`'s values: a backend, or auto.
+enum BackendOption: String, ExpressibleByArgument, CaseIterable {
+    case pipewire, pulse, alsa, auto
+
+    var backend: AudioBackend? { AudioBackend(rawValue: rawValue) }
 }

@@ -1,7 +1,13 @@
-/// What the engine needs of a playback device, behind a seam the tests can replace (as
-/// swift-system puts its system calls behind one): ALSA (`.alsa`), ALSA or a PulseAudio server
-/// reached directly (`.alsaWithDirectPulse`, the command's), a scripted device in the lifecycle
-/// tests, which blocks, fails or stalls where ALSA would need a broken sound server to.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One way to play: a backend in the style of cubeb's `cubeb_ops` or miniaudio's backend
+/// callbacks. The engine speaks the neutral vocabulary of this file (`PCMStream`'s calls and
+/// their results, `NegotiatedFormat`, `DeviceError`); each backend keeps its server's quirks in
+/// its own folder (ALSA/, Pulse/, PipeWire/), and `PCMBackend.table` chooses among them. Tests put
+/// a scripted device behind the same seam (as swift-system puts its system calls behind one),
+/// which blocks, fails or stalls where a real device would need a broken sound server to.
 ///
 /// Opening runs on noti-play's non-real-time threads and may block, allocate and throw, so it
 /// is a closure. The stream's calls are C function pointers taking a raw
@@ -10,13 +16,75 @@
 /// with captured context does not promise. A generic engine would promise it too, but would make
 /// `PlaybackEngine` generic for every caller for the sake of the tests.
 package struct PCMBackend: Sendable {
+    package var kind: AudioBackend
+    /// Whether this backend can play `device` at all, cheaply and without connecting: the name
+    /// is its own (`pipewire:…`, `pulse:…`, an ALSA PCM), or for `default` its server's socket is
+    /// there. The table tries only the backends that say yes.
+    package var serves: @Sendable (_ device: String) -> Bool
     /// Opens `device` for playback and negotiates `request` (blocking, on a non-real-time
     /// thread). Returns the stream: its handle, what the device agreed to, and the calls that
-    /// play and close it (a backend may choose among several kinds of device by name).
-    package var open: @Sendable (_ device: String, _ request: PCMRequest) throws(ALSAError) -> PCMStream
+    /// play and close it.
+    package var open: @Sendable (_ device: String, _ request: PCMRequest) throws(DeviceError) -> PCMStream
 
-    package init(open: @escaping @Sendable (_ device: String, _ request: PCMRequest) throws(ALSAError) -> PCMStream) {
+    package init(
+        kind: AudioBackend = .alsa, serves: @escaping @Sendable (_ device: String) -> Bool = { _ in true },
+        open: @escaping @Sendable (_ device: String, _ request: PCMRequest) throws(DeviceError) -> PCMStream
+    ) {
+        self.kind = kind
+        self.serves = serves
         self.open = open
+    }
+}
+
+/// The queue asked of a sound server that can take back what it queued (PulseAudio, PipeWire
+/// through noti-play's own ring): deep, so the render thread wakes seldom, where one sound plays
+/// and nothing waits behind it (the command).
+package struct ServerQueue: Sendable {
+    package var microseconds: Int
+    package var requestMicroseconds: Int
+
+    package init(microseconds: Int, requestMicroseconds: Int) {
+        self.microseconds = microseconds
+        self.requestMicroseconds = requestMicroseconds
+    }
+}
+
+extension PCMBackend {
+    /// The backends in the order they are tried for `default`: the desktop's sound server
+    /// natively (PipeWire, then PulseAudio), then ALSA. An ALSA device name (`hw:0`, `plughw:…`,
+    /// a PCM of asound.conf) is ALSA's alone; `pipewire:SINK` and `pulse:SINK` name a server's sink.
+    package static func standardTable(serverQueue: ServerQueue? = nil) -> [PCMBackend] {
+        [.pulse(serverQueue: serverQueue), .alsa]
+    }
+
+    /// One backend that opens a device with the first of `table` that serves it: `choice` alone
+    /// when one is chosen, else each in order that says it serves the device. A server that is
+    /// not there after all (its socket refuses, it is not the server the backend speaks to)
+    /// passes the device on to the next; any other failure is the device's.
+    package static func choosing(_ choice: AudioBackend?, from table: [PCMBackend]) -> PCMBackend {
+        PCMBackend(kind: choice ?? table.first?.kind ?? .alsa) { device, request throws(DeviceError) in
+            let candidates = table.filter { backend in
+                if let choice { return backend.kind == choice }
+                return backend.serves(device)
+            }
+            var lastFailure: DeviceError?
+            for backend in candidates {
+                do throws(DeviceError) {
+                    return try backend.open(device, request)
+                } catch {
+                    guard choice == nil, backend.kind != .alsa, serverIsNotThere(error.code) else { throw error }
+                    lastFailure = error
+                }
+            }
+            throw lastFailure ?? DeviceError(
+                device: device, backend: choice ?? .alsa, "cannot open", code: -ENOENT,
+                reason: choice.map { "\($0) does not play this device" } ?? "no backend plays this device")
+        }
+    }
+
+    /// Failures that mean "no such server here", not "this device failed".
+    private static func serverIsNotThere(_ code: Int32) -> Bool {
+        [ECONNREFUSED, ENOENT, EPROTONOSUPPORT, ECONNRESET, EHOSTDOWN, EHOSTUNREACH].contains(-code)
     }
 }
 
@@ -39,14 +107,15 @@ package struct PCMStream: @unchecked Sendable {
 /// and `interrupt` are the render thread's.
 package struct PCMStreamCalls: Sendable {
     /// Writes `count` interleaved frames, blocking while the buffer is full. Returns the frames
-    /// written, or a negative errno: -EPIPE an underrun, -EAGAIN try again.
+    /// written, `PCMStreamCalls.interrupted`, `PCMStreamCalls.underrun`, or any other negative
+    /// errno: the stream is lost (its server went away, its device vanished) and the render thread
+    /// ends. Recovering from what can be recovered is the backend's own business (ALSA's
+    /// prepare after an xrun), bounded so that a device that fails again at once is declared lost
+    /// rather than retried at full speed.
     package var write: @convention(c) (_ handle: UnsafeMutableRawPointer, _ frames: UnsafeRawPointer, _ count: Int) -> Int
     /// Blocks until the device has room for a period, `milliseconds` pass, or `interrupt` is
     /// called. Errors are left for the next write to report.
     package var waitForRoom: @convention(c) (_ handle: UnsafeMutableRawPointer, _ milliseconds: Int32) -> Void
-    /// Makes the device ready again after the write error `code` (an underrun, a suspend).
-    /// Returns 0, or the error when it cannot be recovered.
-    package var recover: @convention(c) (_ handle: UnsafeMutableRawPointer, _ code: Int32) -> Int32
     /// Makes a drained or stopped device ready to start again on the next write.
     package var prepare: @convention(c) (_ handle: UnsafeMutableRawPointer) -> Void
     /// Blocks until everything written has been played (or `interrupt` is called).
@@ -69,7 +138,6 @@ package struct PCMStreamCalls: Sendable {
     package init(
         write: @convention(c) (UnsafeMutableRawPointer, UnsafeRawPointer, Int) -> Int,
         waitForRoom: @convention(c) (UnsafeMutableRawPointer, Int32) -> Void,
-        recover: @convention(c) (UnsafeMutableRawPointer, Int32) -> Int32,
         prepare: @convention(c) (UnsafeMutableRawPointer) -> Void,
         drain: @convention(c) (UnsafeMutableRawPointer) -> Void,
         drop: @convention(c) (UnsafeMutableRawPointer) -> Void,
@@ -79,7 +147,6 @@ package struct PCMStreamCalls: Sendable {
     ) {
         self.write = write
         self.waitForRoom = waitForRoom
-        self.recover = recover
         self.prepare = prepare
         self.drain = drain
         self.drop = drop
@@ -87,6 +154,14 @@ package struct PCMStreamCalls: Sendable {
         self.interrupt = interrupt
         self.close = close
     }
+}
+
+extension PCMStreamCalls {
+    /// `write`'s result when `interrupt` ended its wait for room: nothing was written.
+    package static let interrupted = -Int(EAGAIN)
+    /// `write`'s result when the device ran dry and has been made ready again: nothing was
+    /// written, write on (counted as an underrun).
+    package static let underrun = -Int(EPIPE)
 }
 
 /// An open device as the render thread holds it: a handle and function pointers, plain values
@@ -100,8 +175,6 @@ struct PCMRenderDevice {
     @inline(__always)
     func waitForRoom(milliseconds: Int32) { calls.waitForRoom(handle, milliseconds) }
     @inline(__always)
-    func recover(_ code: Int32) -> Int32 { calls.recover(handle, code) }
-    @inline(__always)
     func prepare() { calls.prepare(handle) }
     @inline(__always)
     func drain() { calls.drain(handle) }
@@ -111,23 +184,3 @@ struct PCMRenderDevice {
     func takeBack(fadeFrames: Int) -> Int { calls.takeBack(handle, fadeFrames) }
 }
 
-extension PCMBackend {
-    /// ALSA through `PCMDevice`: the handle is the `snd_pcm_t`.
-    package static let alsa = PCMBackend { name, request throws(ALSAError) in try openALSA(name, request) }
-
-    static func openALSA(_ name: String, _ request: PCMRequest) throws(ALSAError) -> PCMStream {
-        // A configuration refused closes the device (its deinit); one agreed to is handed over.
-        let device = try PCMDevice(name: name)
-        let format = try device.configure(request)
-        return PCMStream(handle: UnsafeMutableRawPointer(device.takeHandle()), format: format, calls: alsaCalls)
-    }
-
-    private static let alsaCalls = PCMStreamCalls(
-        write: { pcm, frames, count in PCMDevice.write(OpaquePointer(pcm), frames, count: count) },
-        waitForRoom: { pcm, milliseconds in PCMDevice.waitForRoom(OpaquePointer(pcm), milliseconds: milliseconds) },
-        recover: { pcm, code in PCMDevice.recover(OpaquePointer(pcm), code) },
-        prepare: { pcm in PCMDevice.prepare(OpaquePointer(pcm)) },
-        drain: { pcm in PCMDevice.drain(OpaquePointer(pcm)) },
-        drop: { pcm in PCMDevice.drop(OpaquePointer(pcm)) },
-        close: { pcm in PCMDevice.close(OpaquePointer(pcm)) })
-}

@@ -32,7 +32,7 @@ public struct VoiceID: Hashable, Sendable, CustomStringConvertible {
 }
 
 public enum PlaybackError: Error, Sendable, Equatable, CustomStringConvertible {
-    case device(ALSAError)
+    case device(DeviceError)
     /// The sound's frames could not be read (a decoding error, in one line).
     case source(String)
     /// The engine's stream runs at one rate; the player converts sounds to it before they play.
@@ -62,7 +62,8 @@ public enum PlaybackError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Plays decoded sounds on one ALSA PCM: voices are mixed on a real-time thread.
+/// Plays decoded sounds on one device stream (a backend's: PipeWire, PulseAudio, ALSA): voices
+/// are mixed on a real-time thread.
 ///
 /// The thread that calls `play` decodes the sound's first period into the voice's ring, then the
 /// render thread starts (if it is not running) and a decode worker keeps the ring filled while
@@ -147,7 +148,7 @@ public final class PlaybackEngine: @unchecked Sendable {
     public convenience init(
         device name: String = "default", request: PCMRequest, voiceCapacity: Int = 16,
         drainWhenIdle: Bool = false, rampMilliseconds: Double = 10
-    ) throws(ALSAError) {
+    ) throws(DeviceError) {
         try self.init(backend: .alsa, device: name, request: request, voiceCapacity: voiceCapacity,
                       drainWhenIdle: drainWhenIdle, rampMilliseconds: rampMilliseconds)
     }
@@ -156,7 +157,7 @@ public final class PlaybackEngine: @unchecked Sendable {
     package init(
         backend: PCMBackend, device name: String, request: PCMRequest, voiceCapacity: Int = 16,
         drainWhenIdle: Bool = false, rampMilliseconds: Double = 10
-    ) throws(ALSAError) {
+    ) throws(DeviceError) {
         let stream = try backend.open(name, request)
         (deviceHandle, format, deviceCalls) = (stream.handle, stream.format, stream.calls)
         self.voiceCapacity = max(1, voiceCapacity)
@@ -365,12 +366,13 @@ public final class PlaybackEngine: @unchecked Sendable {
         let value = context.pointee.lastWriteNanoseconds.load(ordering: .relaxed)
         return value == 0 ? nil : value
     }
-    /// The ALSA error that stopped the device, if one did.
-    public var deviceFailure: ALSAError? {
+    /// The error that stopped the device, if one did.
+    public var deviceFailure: DeviceError? {
         let code = context.pointee.fatalError.load(ordering: .acquiring)
         if code == 0 { return nil }
         // -EPIPE is fatal only when no underrun: the device wrote into a pipe whose reader left.
-        return ALSAError(device: format.device, code == -EPIPE ? "its output was closed" : "stopped playing", code: code)
+        return DeviceError(device: format.device, backend: format.backend, code == -EPIPE ? "its output was closed" : "stopped playing",
+                           errno: code)
     }
 
     // MARK: Internals

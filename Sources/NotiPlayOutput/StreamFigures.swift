@@ -12,7 +12,7 @@ public struct StreamFigures: Sendable, Equatable {
     public var firstWriteNanoseconds: UInt64?
     public var lastWriteNanoseconds: UInt64?
     /// The error that stopped the device, if one did.
-    public var deviceFailure: ALSAError?
+    public var deviceFailure: DeviceError?
 }
 
 extension PlaybackEngine {

@@ -22,7 +22,7 @@ import Testing
     @Test func onlyNotiPlaysOwnLineIsShown() throws {
         let result = try play([])
         #expect(result.status == 1)
-        #expect(result.stderr == "noti-play: audio device 'jack': cannot open: No such file or directory (see --list-devices; choose one with --device)\n")
+        #expect(result.stderr == "noti-play: audio device 'jack' (ALSA): cannot open: No such file or directory (see --list-devices; choose one with --device)\n")
     }
 
     /// The test above sees libjack at work: with --verbose its lines are left as they come.
@@ -30,6 +30,6 @@ import Testing
         let result = try play(["--verbose"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("Cannot connect to server"), "the jack plugin did not run: \(result.stderr)")
-        #expect(result.stderr.hasSuffix("noti-play: audio device 'jack': cannot open: No such file or directory (see --list-devices; choose one with --device)\n"))
+        #expect(result.stderr.hasSuffix("noti-play: audio device 'jack' (ALSA): cannot open: No such file or directory (see --list-devices; choose one with --device)\n"))
     }
 }

@@ -22,7 +22,8 @@ public final class ScriptedDevice: @unchecked Sendable {  // Every var is guarde
 
     public enum Writing: Sendable {
         case takes
-        /// Takes `frames` frames of each stream, then returns `code` (a negative errno: -EIO).
+        /// Takes `frames` frames of each stream, then returns `code` (a negative errno: -EIO, the
+        /// stream lost; `PCMStreamCalls`' own results mean what they mean there).
         case failsAfter(frames: Int, code: Int32)
         /// Takes `frames` frames of each stream, then blocks inside the write until `release()`
         /// (and takes the frames then).
@@ -81,7 +82,7 @@ public final class ScriptedDevice: @unchecked Sendable {  // Every var is guarde
 
     /// The seam for `PlaybackEngine(backend:…)` and the player's configuration.
     package var backend: PCMBackend {
-        PCMBackend { [self] name, request throws(ALSAError) in
+        PCMBackend { [self] name, request throws(DeviceError) in
             let (handle, format) = try open(name, request)
             return PCMStream(handle: handle, format: format, calls: Self.streamCalls)
         }
@@ -157,13 +158,6 @@ public final class ScriptedDevice: @unchecked Sendable {  // Every var is guarde
             let stream = Stream.of(handle)
             stream.device.waitForRoom(stream.index, milliseconds: milliseconds)
         },
-        recover: { handle, code in
-            // An underrun is recovered (the clock starts again); nothing else is.
-            guard code == -EPIPE else { return code }
-            let stream = Stream.of(handle)
-            stream.device.stopClock(stream.index)
-            return 0
-        },
         prepare: { handle in
             let stream = Stream.of(handle)
             stream.device.stopClock(stream.index)
@@ -181,17 +175,17 @@ public final class ScriptedDevice: @unchecked Sendable {  // Every var is guarde
             stream.device.streamClosed()
         })
 
-    private func open(_ name: String, _ request: PCMRequest) throws(ALSAError) -> (handle: UnsafeMutableRawPointer, format: NegotiatedFormat) {
-        try condition.withLock { () throws(ALSAError) -> (handle: UnsafeMutableRawPointer, format: NegotiatedFormat) in
+    private func open(_ name: String, _ request: PCMRequest) throws(DeviceError) -> (handle: UnsafeMutableRawPointer, format: NegotiatedFormat) {
+        try condition.withLock { () throws(DeviceError) -> (handle: UnsafeMutableRawPointer, format: NegotiatedFormat) in
             tally.openAttempts += 1
             condition.broadcast()
             let script = openingScript
             if case .blocks = script { waitForRelease(\.blockedOpens) }
-            if case .fails(let code) = script { throw ALSAError(device: name, "cannot open", code: code) }
-            if exclusive && tally.opens > tally.closes { throw ALSAError(device: name, "cannot open", code: -EBUSY) }
+            if case .fails(let code) = script { throw DeviceError(alsaDevice: name, "cannot open", code: code) }
+            if exclusive && tally.opens > tally.closes { throw DeviceError(alsaDevice: name, "cannot open", code: -EBUSY) }
             let rate = self.rate ?? request.sampleRate
             if rate != request.sampleRate && !request.acceptsNearestRate {
-                throw ALSAError(device: name, "cannot play \(request.sampleRate) Hz", code: -EINVAL)
+                throw DeviceError(alsaDevice: name, "cannot play \(request.sampleRate) Hz", code: -EINVAL)
             }
             // Rounds the period up to a power of two, as hardware does: what the engine uses is
             // what the device chose, not what it asked for.

@@ -180,7 +180,7 @@ import Testing
                                        environment: ["XDG_CONFIG_HOME": folder.file("config"), "XDG_DATA_HOME": folder.file("data")])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr == "")
-        let missing = "audio device 'nosuchdevice': cannot open: No such file or directory"
+        let missing = "audio device 'nosuchdevice' (ALSA): cannot open: No such file or directory"
         // The device opens on noti-play's thread: its failure arrives through the callback.
         #expect(result.stdoutText == (hostSetsOne ? """
             ended 3 \(missing)

@@ -41,7 +41,7 @@ extension PlayerTests {
         func player(_ device: ScriptedDevice, output: NotificationSoundPlayer.Output = .init()) -> NotificationSoundPlayer {
             var configuration = NotificationSoundPlayer.Configuration(
                 appFolders: [folder.path, Repository.path + "/Sounds"], device: "scripted", policy: SoundPolicy(), output: output)
-            configuration.backend = device.backend
+            configuration.pcmBackend = device.backend
             return NotificationSoundPlayer(configuration: configuration)
         }
 

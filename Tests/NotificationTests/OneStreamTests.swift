@@ -30,7 +30,7 @@ extension PlayerTests {
         /// the player and lets go of every thread the device still holds.
         func withPlayer(on device: ScriptedDevice, _ body: (NotificationSoundPlayer, Reports) throws -> Void) rethrows {
             var configuration = NotificationSoundPlayer.Configuration(appFolders: [folder.path], device: "scripted", policy: SoundPolicy())
-            configuration.backend = device.backend
+            configuration.pcmBackend = device.backend
             let player = NotificationSoundPlayer(configuration: configuration)
             defer {
                 player.close()

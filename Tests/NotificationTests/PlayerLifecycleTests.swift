@@ -18,7 +18,7 @@ extension PlayerTests {
         func player(_ device: ScriptedDevice) -> NotificationSoundPlayer {
             var configuration = NotificationSoundPlayer.Configuration(
                 appFolders: [Repository.path + "/Sounds"], device: Self.device, policy: SoundPolicy())
-            configuration.backend = device.backend
+            configuration.pcmBackend = device.backend
             configuration.deviceDeadlines = DeviceDeadlines.Seconds(open: 1, stall: 1)
             return NotificationSoundPlayer(configuration: configuration)
         }
@@ -97,7 +97,7 @@ extension PlayerTests {
                 try player.play(.named("default.caf")) { reports.add($0) }
                 let first = reports.results(1)
                 guard case .failed(.device(let error))? = first.first else { Issue.record("\(first)"); return }
-                #expect(error.description == "audio device '\(Self.device)': stopped playing: Input/output error")
+                #expect(error.description == "audio device '\(Self.device)' (ALSA): stopped playing: Input/output error")
 
                 device.writing = .takes
                 try player.play(.named("default.caf"), gain: 0.5) { reports.add($0) }
@@ -151,7 +151,7 @@ extension PlayerTests {
             defer { player.close() }
             let report = try await player.play(.named("default.caf"))
             guard case .failed(.device(let error)) = report.result else { Issue.record("\(report)"); return }
-            #expect(error.description == "audio device '\(Self.device)': cannot open: Device or resource busy")
+            #expect(error.description == "audio device '\(Self.device)' (ALSA): cannot open: Device or resource busy")
             #expect(error.code == -EBUSY)
             #expect(device.counts == ScriptedDevice.Counts(openAttempts: 1))
         }

@@ -40,7 +40,7 @@ import Testing
         let result = try notiPlay([path], environment: try alsaConfig("empty.conf", ""))
         #expect(result.status == 1)
         #expect(oneLine(result.stderr), "\(result.stderr)")
-        #expect(result.stderr.hasPrefix("noti-play: audio device 'default': cannot open: No such file or directory (Unknown PCM default)"))
+        #expect(result.stderr.hasPrefix("noti-play: audio device 'default' (ALSA): cannot open: No such file or directory (Unknown PCM default)"))
         #expect(result.stderr.contains("--list-devices"))
     }
 
@@ -109,7 +109,7 @@ import Testing
         #expect(status == 1, "\(child.stderr)")
         #expect(after < 1, "noti-play took \(after) s to notice")
         #expect(oneLine(child.stderr), "\(child.stderr)")
-        #expect(child.stderr.hasPrefix("noti-play: audio device 'default': stopped playing: "), "\(child.stderr)")
+        #expect(child.stderr.hasPrefix("noti-play: audio device 'default' (PulseAudio): stopped playing: "), "\(child.stderr)")
     }
 
     /// The sound server stops taking sound (its sink suspended), then SIGINT: the fade cannot
@@ -142,7 +142,7 @@ import Testing
         let device = "file:\"|head -c 100 >/dev/null\""
         let result = try notiPlay([path, "--device", device], environment: [:])
         #expect(result.status == 1, "\(result.stderr)")
-        #expect(result.stderr == "noti-play: audio device '\(device)': its output was closed: Broken pipe\n")
+        #expect(result.stderr == "noti-play: audio device '\(device)' (ALSA): its output was closed: Broken pipe\n")
         #expect(result.seconds < 5, "took \(result.seconds) s")
     }
 
@@ -154,7 +154,7 @@ import Testing
         defer { reader.signal(SIGKILL); reader.wait() }
         let result = try notiPlay([path], environment: device.environment)
         #expect(result.status == 1, "\(result.stderr)")
-        #expect(result.stderr == "noti-play: audio device 'default': its output was closed: Broken pipe\n")
+        #expect(result.stderr == "noti-play: audio device 'default' (ALSA): its output was closed: Broken pipe\n")
         #expect(result.seconds < 5, "took \(result.seconds) s")
     }
 
@@ -189,6 +189,6 @@ import Testing
         let forced = try notiPlay([path, "--sample-format", "FLOAT"], environment: environment)
         #expect(forced.status == 1)
         #expect(oneLine(forced.stderr), "\(forced.stderr)")
-        #expect(forced.stderr.hasPrefix("noti-play: audio device 'default': cannot set the sample format: it takes none of FLOAT"), "\(forced.stderr)")
+        #expect(forced.stderr.hasPrefix("noti-play: audio device 'default' (ALSA): cannot set the sample format: it takes none of FLOAT"), "\(forced.stderr)")
     }
 }

@@ -48,7 +48,7 @@ import Glibc
         try engine.play(try SoundDecoder(path: Self.sound)) { result in outcome.withLock { $0 = result } }
         engine.finish()
         let failure = try #require(engine.deviceFailure)
-        #expect(failure.description == "audio device 'scripted': stopped playing: Input/output error")
+        #expect(failure.description == "audio device 'scripted' (ALSA): stopped playing: Input/output error")
         #expect(outcome.withLock { $0 } == .failed(.device(failure)))
         #expect(device.samples(ofStream: 0) == Array(try SoundDecoder(path: Self.sound).readAll().prefix(taken)))
         #expect(engine.framesWritten == taken)

@@ -247,7 +247,7 @@ final class ArrayFrameSource: FrameSource, @unchecked Sendable {
             outcome.withLock { $0 = result }
         }
         engine.finish()
-        let message = "audio device '\(device)': its output was closed: Broken pipe"
+        let message = "audio device '\(device)' (ALSA): its output was closed: Broken pipe"
         #expect(outcome.withLock { $0 } == .failed(.device(try #require(engine.deviceFailure))))
         #expect(engine.deviceFailure?.description == message)
         #expect(engine.framesWritten < 44100)

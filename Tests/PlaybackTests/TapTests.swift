@@ -137,7 +137,7 @@ import Testing
         #expect(result.status == 1)
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(result.stderr)")
-        #expect(result.stderr.hasPrefix("noti-play: audio device 'nosuchdevice': cannot open: "))
+        #expect(result.stderr.hasPrefix("noti-play: audio device 'nosuchdevice' (ALSA): cannot open: "))
         #expect(result.stderr.contains("--list-devices"))
     }
 

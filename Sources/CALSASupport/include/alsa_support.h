@@ -31,8 +31,10 @@ const char *noti_alsa_take_diagnostic(void);
 struct _snd_pcm;
 int noti_alsa_channel_map(struct _snd_pcm *pcm, unsigned int *positions, unsigned int capacity);
 
-/// 1 when the stream is alsa-plugins' PulseAudio plugin (an ioplug PCM that names itself so),
-/// which gives no channel map yet orders channels as ALSA does; else 0.
-int noti_alsa_is_pulseaudio_plugin(struct _snd_pcm *pcm);
+/// Which sound server's ALSA plugin plays the stream, by the name the plugin (an ioplug PCM)
+/// gives itself on its dump's first line: alsa-plugins' PulseAudio plugin (no channel map, yet
+/// ALSA's order), or pipewire-alsa's. NOTI_ALSA_NO_SERVER_PLUGIN for any other PCM.
+enum noti_alsa_server_plugin { NOTI_ALSA_NO_SERVER_PLUGIN = 0, NOTI_ALSA_PULSE_PLUGIN = 1, NOTI_ALSA_PIPEWIRE_PLUGIN = 2 };
+int noti_alsa_server_plugin(struct _snd_pcm *pcm);
 
 #endif

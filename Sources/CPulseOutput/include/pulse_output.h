@@ -33,6 +33,9 @@ typedef struct {
     int format;               /* enum noti_pulse_format */
     unsigned int buffer_frames;  /* the queue on the server (its target length) */
     unsigned int period_frames;  /* the least the server asks for at a time */
+    /* The stream's properties (NULL: none): the desktop's role rules and volume apply by them.
+     * A role the user set in PULSE_PROP_media.role wins over `role`. */
+    const char *application_name, *application_id, *media_name, *role;
 } noti_pulse_request;
 
 typedef struct {
@@ -40,6 +43,8 @@ typedef struct {
     unsigned int period_frames;
     /* The speaker of each channel, by ALSA's name for it ("FL", "LFE", ...): the stream's map. */
     const char *speakers[32];
+    /* The server's version, as it tells it ("16.1"), for a log. */
+    char server_version[64];
 } noti_pulse_agreed;
 
 /* Loads libpulse.so.0 once (thread-safe). NULL when it is loaded, else a one-line reason. */
@@ -58,7 +63,6 @@ void noti_pulse_close(noti_pulse *stream);
 /* The render thread's calls, with PCMStreamCalls' meanings. */
 long noti_pulse_write(noti_pulse *stream, const void *frames, long count);
 void noti_pulse_wait_for_room(noti_pulse *stream, int milliseconds);
-int noti_pulse_recover(noti_pulse *stream, int code);
 void noti_pulse_prepare(noti_pulse *stream);
 void noti_pulse_drain(noti_pulse *stream);
 void noti_pulse_drop(noti_pulse *stream);

@@ -1,11 +1,15 @@
 import CALSA
 import CALSASupport
+import NotiPlayDecoder
 
 /// The speaker a device channel feeds, as ALSA's channel maps name it (`snd_pcm_chmap_position`;
 /// the raw values are ALSA's own short names, as `snd_pcm_chmap_name` gives them). Devices order
 /// their channels their own way: a `hw:` 5.1 device is FL FR RL RR FC LFE, not WAVE's
 /// FL FR FC LFE RL RR. ALSA's "rear" speakers are WAVE's "back" ones.
 public enum ChannelPosition: String, Sendable, CaseIterable {
+    /// The speaker in the engine's vocabulary (`.unknown` where WAVE has no name for it).
+    var speaker: ChannelLayout.Speaker { ChannelLayout.Speaker(shortName: rawValue) }
+
     case mono = "MONO"
     case frontLeft = "FL", frontRight = "FR", rearLeft = "RL", rearRight = "RR"
     case frontCenter = "FC", lowFrequency = "LFE", sideLeft = "SL", sideRight = "SR", rearCenter = "RC"
@@ -45,7 +49,7 @@ public enum ChannelPosition: String, Sendable, CaseIterable {
     /// speaker; nil for those counts and any other device.
     static func impliedMap(of pcm: OpaquePointer?, channelCount: Int) -> [ChannelPosition]? {
         let order: [ChannelPosition] = [.frontLeft, .frontRight, .rearLeft, .rearRight, .frontCenter, .lowFrequency, .sideLeft, .sideRight]
-        guard [1, 2, 4, 5, 6, 8].contains(channelCount), noti_alsa_is_pulseaudio_plugin(pcm) == 1 else { return nil }
+        guard [1, 2, 4, 5, 6, 8].contains(channelCount), noti_alsa_server_plugin(pcm) == Int32(NOTI_ALSA_PULSE_PLUGIN.rawValue) else { return nil }
         return channelCount == 1 ? [.mono] : Array(order.prefix(channelCount))
     }
 }

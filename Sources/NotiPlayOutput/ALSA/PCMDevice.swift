@@ -1,4 +1,5 @@
 import CALSA
+import NotiPlayDecoder
 import CALSASupport
 
 /// What noti-play asks of a playback device.
@@ -14,14 +15,18 @@ public struct PCMRequest: Sendable {
     /// Whether a device that cannot play `sampleRate` may open at its nearest rate (a `hw:` device
     /// at its one rate): the caller then converts every sound to the rate agreed.
     public var acceptsNearestRate: Bool
+    /// What a sound server is told of the stream (ALSA devices take none).
+    public var properties: StreamProperties
 
     /// The period asked for, in frames at `rate` (at least 16).
     func periodFrames(atRate rate: Int) -> Int { max(16, rate * periodMicroseconds / 1_000_000) }
 
     public init(
         sampleRate: Int, channelCount: Int, formats: [DeviceSampleFormat] = DeviceSampleFormat.allCases,
-        periodMicroseconds: Int = 10_000, periodsPerBuffer: Int = 3, acceptsNearestRate: Bool = false
+        periodMicroseconds: Int = 10_000, periodsPerBuffer: Int = 3, acceptsNearestRate: Bool = false,
+        properties: StreamProperties = StreamProperties()
     ) {
+        self.properties = properties
         self.sampleRate = sampleRate
         self.channelCount = channelCount
         self.formats = formats
@@ -34,34 +39,37 @@ public struct PCMRequest: Sendable {
 /// What the device agreed to.
 public struct NegotiatedFormat: Sendable, Equatable {
     public var device: String
+    /// The backend that opened it.
+    public var backend: AudioBackend
+    /// How the stream reaches the speakers, in words for `--verbose` and a daemon's log:
+    /// "PipeWire 0.3.65, natively", "PulseAudio 16.1, directly", "ALSA 'default' through the pulse plugin".
+    public var route: String
     public var sampleRate: Int
     public var channelCount: Int
     public var sampleFormat: DeviceSampleFormat
     public var periodFrames: Int
     public var bufferFrames: Int
-    /// The speaker of each channel, in the device's order, where ALSA's channel map says
-    /// (``ChannelPosition/currentMap(of:channelCount:)``); nil where it does not, and then the
-    /// channels are taken to be in WAVE's order for their count.
-    public var speakers: [ChannelPosition]?
-    /// The sound server noti-play talks to directly for this device ("PulseAudio, sink …"),
-    /// or nil where ALSA plays it.
-    public var soundServer: String?
+    /// The speaker of each channel, in the device's order, where the device says (ALSA's channel
+    /// map, the server's channel map); nil where it does not, and then the channels are taken to
+    /// be in WAVE's order for their count.
+    public var speakers: [ChannelLayout.Speaker]?
 
     public var bytesPerFrame: Int { channelCount * sampleFormat.bytesPerSample }
 
-    /// For a `PCMBackend` other than ALSA (the tests' scripted devices).
+    /// For each backend's open (and the tests' scripted devices, which stand in for ALSA).
     package init(
-        device: String, sampleRate: Int, channelCount: Int, sampleFormat: DeviceSampleFormat, periodFrames: Int, bufferFrames: Int,
-        speakers: [ChannelPosition]? = nil, soundServer: String? = nil
+        device: String, backend: AudioBackend = .alsa, route: String? = nil, sampleRate: Int, channelCount: Int,
+        sampleFormat: DeviceSampleFormat, periodFrames: Int, bufferFrames: Int, speakers: [ChannelLayout.Speaker]? = nil
     ) {
         self.device = device
+        self.backend = backend
+        self.route = route ?? "\(backend) '\(device)'"
         self.sampleRate = sampleRate
         self.channelCount = channelCount
         self.sampleFormat = sampleFormat
         self.periodFrames = periodFrames
         self.bufferFrames = bufferFrames
         self.speakers = speakers
-        self.soundServer = soundServer
     }
 }
 
@@ -74,14 +82,14 @@ final class PCMDevice {
 
     /// Opens `name` for playback. The open itself does not block: a device held by another
     /// program fails at once ("Device or resource busy") instead of hanging; writes do block.
-    init(name: String) throws(ALSAError) {
+    init(name: String) throws(DeviceError) {
         self.name = name
         var pcm: OpaquePointer?
-        try withALSADiagnosticsCaptured { () throws(ALSAError) in
+        try withALSADiagnosticsCaptured { () throws(DeviceError) in
             try check(snd_pcm_open(&pcm, name, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK), device: name, "cannot open")
         }
         handle = pcm
-        try withALSADiagnosticsCaptured { () throws(ALSAError) in
+        try withALSADiagnosticsCaptured { () throws(DeviceError) in
             try check(snd_pcm_nonblock(pcm, 0), device: name, "cannot switch to blocking writes")
         }
     }
@@ -107,11 +115,11 @@ final class PCMDevice {
     }
 
     /// Negotiates rate, channels, sample format, period and buffer with the device.
-    func configure(_ request: PCMRequest) throws(ALSAError) -> NegotiatedFormat {
-        try withALSADiagnosticsCaptured { () throws(ALSAError) in try negotiate(request) }
+    func configure(_ request: PCMRequest) throws(DeviceError) -> NegotiatedFormat {
+        try withALSADiagnosticsCaptured { () throws(DeviceError) in try negotiate(request) }
     }
 
-    private func negotiate(_ request: PCMRequest) throws(ALSAError) -> NegotiatedFormat {
+    private func negotiate(_ request: PCMRequest) throws(DeviceError) -> NegotiatedFormat {
         var hw: OpaquePointer?
         try check(snd_pcm_hw_params_malloc(&hw), device: name, "cannot allocate parameters")
         defer { snd_pcm_hw_params_free(hw) }
@@ -120,7 +128,7 @@ final class PCMDevice {
                   "does not take interleaved writes")
 
         guard let format = request.formats.first(where: { snd_pcm_hw_params_test_format(handle, hw, $0.alsaFormat) == 0 }) else {
-            throw ALSAError(device: name, "cannot set the sample format",
+            throw DeviceError(alsaDevice: name, "cannot set the sample format",
                             reason: "it takes none of \(request.formats.map(\.rawValue).joined(separator: ", "))")
         }
         try check(snd_pcm_hw_params_set_format(handle, hw, format.alsaFormat), device: name, "cannot set \(format.rawValue) samples")
@@ -135,7 +143,7 @@ final class PCMDevice {
                   "cannot play \(request.sampleRate) Hz")
         guard Int(rate) == request.sampleRate || request.acceptsNearestRate else {
             // The engine does not resample: playing at another rate would change pitch and speed.
-            throw ALSAError(device: name, "cannot play \(request.sampleRate) Hz",
+            throw DeviceError(alsaDevice: name, "cannot play \(request.sampleRate) Hz",
                             reason: "its nearest rate is \(rate) Hz (a 'plughw:' device, or a sound server, converts rates)")
         }
 
@@ -160,12 +168,22 @@ final class PCMDevice {
         try check(snd_pcm_sw_params_set_avail_min(handle, sw, period), device: name, "cannot set the wake-up size")
         try check(snd_pcm_sw_params(handle, sw), device: name, "rejected the software parameters")
 
+        // Known only once hw_params has fixed the channel count.
+        let positions = ChannelPosition.currentMap(of: handle, channelCount: Int(channels))
+            ?? ChannelPosition.impliedMap(of: handle, channelCount: Int(channels))
         return NegotiatedFormat(
-            device: name, sampleRate: Int(rate), channelCount: Int(channels), sampleFormat: format,
-            periodFrames: Int(period), bufferFrames: Int(buffer),
-            // Known only once hw_params has fixed the channel count.
-            speakers: ChannelPosition.currentMap(of: handle, channelCount: Int(channels))
-                ?? ChannelPosition.impliedMap(of: handle, channelCount: Int(channels)))
+            device: name, backend: .alsa, route: Self.route(of: handle, name: name), sampleRate: Int(rate),
+            channelCount: Int(channels), sampleFormat: format, periodFrames: Int(period), bufferFrames: Int(buffer),
+            speakers: positions?.map(\.speaker))
+    }
+
+    /// How the PCM reaches the speakers, for `--verbose`: "ALSA 'default' through the pulse plugin".
+    private static func route(of pcm: OpaquePointer?, name: String) -> String {
+        switch noti_alsa_server_plugin(pcm) {
+        case Int32(NOTI_ALSA_PULSE_PLUGIN.rawValue): "ALSA '\(name)' through the pulse plugin"
+        case Int32(NOTI_ALSA_PIPEWIRE_PLUGIN.rawValue): "ALSA '\(name)' through the pipewire plugin"
+        default: "ALSA '\(name)'"
+        }
     }
 
     // The real-time half: static functions on the raw handle, so the render thread goes through

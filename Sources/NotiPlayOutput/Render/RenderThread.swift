@@ -2,11 +2,11 @@
 import Glibc
 #endif
 
-/// The real-time loop: mix a period, wake the decoder, hand the period to ALSA, repeat.
+/// The real-time loop: mix a period, wake the decoder, hand the period to the device, repeat.
 ///
 /// It touches only the preallocated context and the device's handle and function pointers: no
-/// Swift objects, no allocation, no locks, no logging. The device's write (ALSA: snd_pcm_writei)
-/// blocks until the device has room, which is what paces the loop.
+/// Swift objects, no allocation, no locks, no logging. The device's write (ALSA: snd_pcm_writei;
+/// a server's: its queue) blocks until the device has room, which is what paces the loop.
 enum RenderThread {
     static func run(
         _ context: UnsafeMutablePointer<RenderContext>, device: PCMRenderDevice, wake: UnsafeMutablePointer<sem_t>,
@@ -87,25 +87,22 @@ enum RenderThread {
                         context.pointee.framesWritten.load(ordering: .relaxed) + result, ordering: .relaxed)
                     continue
                 }
-                let code = Int32(result)
-                if code == -EAGAIN {
+                if result == PCMStreamCalls.interrupted {
                     // Interrupted while waiting for room: by a stop (write on), or by `close`.
                     if context.pointee.shutdown.load(ordering: .acquiring) { break }
                     continue
                 }
-                // Underruns and suspends recover; a vanished device or a closed pipe does not.
-                let recovery = device.recover(code)
-                if recovery < 0 {
-                    // A write that raised SIGPIPE (blocked here, so left pending) went into a pipe
-                    // whose reader left, whatever code the plugin made of it (ALSA's file plugin: -EIO).
-                    let cause = BrokenPipeSignal.isPending() ? -EPIPE : recovery
-                    context.pointee.fatalError.store(cause, ordering: .releasing)
-                    device.drop()
-                    return
-                }
-                if code == -EPIPE {
+                if result == PCMStreamCalls.underrun {
                     context.pointee.underruns.store(context.pointee.underruns.load(ordering: .relaxed) + 1, ordering: .relaxed)
+                    continue
                 }
+                // Lost: the backend could not recover it (a vanished device or server, a closed
+                // pipe). A write that raised SIGPIPE (blocked here, so left pending) went into a
+                // pipe whose reader left, whatever code the plugin made of it.
+                let cause = BrokenPipeSignal.isPending() ? -EPIPE : Int32(truncatingIfNeeded: result)
+                context.pointee.fatalError.store(cause, ordering: .releasing)
+                device.drop()
+                return
             }
             // The latest write, not the loop's end: an engine kept open drains and sleeps
             // before `finish()` ends the loop, and a stop's fade was written long before.

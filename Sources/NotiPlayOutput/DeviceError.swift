@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The sound systems noti-play plays through, each behind `PCMBackend`: a desktop's sound
+/// server natively (PipeWire, PulseAudio), or ALSA (ALSA-only systems and named ALSA devices).
+public enum AudioBackend: String, Sendable, CaseIterable, CustomStringConvertible {
+    case pipewire, pulse, alsa
+
+    /// The name people know it by: "PipeWire", "PulseAudio", "ALSA".
+    public var description: String {
+        switch self {
+        case .pipewire: "PipeWire"
+        case .pulse: "PulseAudio"
+        case .alsa: "ALSA"
+        }
+    }
+}
+
+/// A failed device call, in every backend's words alike: which device, through which backend,
+/// what noti-play was doing, and the system's own reason.
+public struct DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var device: String
+    public var backend: AudioBackend
+    /// What was being done, in words: "cannot open", "cannot set the sample format".
+    public var operation: String
+    /// A negated errno (ALSA's codes are), or 0 where the backend gave none.
+    public var code: Int32
+    /// The backend's own reason, one line, or a sentence of ours where it gave none.
+    public var reason: String
+
+    package init(device: String, backend: AudioBackend, _ operation: String, code: Int32 = 0, reason: String) {
+        self.device = device
+        self.backend = backend
+        self.operation = operation
+        self.code = code
+        // A server's or a plugin's words may end in a newline: the error stays one line.
+        self.reason = reason.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingCharacters(in: " ")
+    }
+
+    /// A failure given as a negated errno, in the system's words.
+    package init(device: String, backend: AudioBackend, _ operation: String, errno code: Int32) {
+        self.init(device: device, backend: backend, operation, code: code, reason: String(cString: strerror(-code)))
+    }
+
+    public var description: String { "audio device '\(device)' (\(backend)): \(operation): \(reason)" }
+}
+
+extension StringProtocol {
+    /// `self` without the characters of `set` at either end (without Foundation).
+    package func trimmingCharacters(in set: String) -> String {
+        var text = Substring(self)
+        while let first = text.first, set.contains(first) { text = text.dropFirst() }
+        while let last = text.last, set.contains(last) { text = text.dropLast() }
+        return String(text)
+    }
+}
