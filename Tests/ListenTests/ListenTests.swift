@@ -171,6 +171,30 @@ import Testing
         #expect(rang >= 29.9, "a ringtone nobody closes rings its 30 s (it rang \(rang) s)")
     }
 
+    /// `listen` (the library) plays a PulseAudio server directly, and its stream says what it
+    /// is in the stream's own properties, not only where the environment says so: an event
+    /// sound of noti-play's, which the desktop's alert volume and role rules apply to.
+    @Test func theLibrarysStreamIsAnEventOnPulseAudio() throws {
+        let pulse = try PulseServer.makePrivate()
+        let server = try rig.startServer()
+        let audio = pulse.environment.filter { $0.key != "DBUS_SESSION_BUS_ADDRESS" }
+        let listener = try rig.startListener(["--interval", "0"], environment: audio)
+        let id = try rig.notifySend(["-a", "phone", "-h", "string:category:call.incoming"])
+        try listener.waitForLog("phone: plays theme sound 'phone-incoming-call' (ringtone)")
+        var properties = ""
+        try waitUntil("a sink input with properties", timeout: 10) {
+            properties = (try? TestTools.run("pactl", ["list", "sink-inputs"], environment: pulse.environment).stdoutText) ?? ""
+            return properties.contains("media.role")
+        }
+        try server.send("close \(id)")
+        try listener.waitForLog("phone: cancelled")
+        #expect(properties.contains("media.role = \"event\""), "\(properties)")
+        #expect(properties.contains("application.id = \"noti-play\""), "\(properties)")
+        #expect(properties.contains("application.name = \"noti-play\""), "\(properties)")
+        // Not the pulse plugin's stream ("ALSA Playback"): noti-play's own, on the server directly.
+        #expect(!properties.contains("ALSA plug-in"), "\(properties)")
+    }
+
     @Test func hostileNotificationsNeitherCrashNorBlockTheListener() throws {
         _ = try rig.startServer()
         let listener = try rig.startListener(["--interval", "0"])

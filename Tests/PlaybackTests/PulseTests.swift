@@ -108,6 +108,23 @@ import Testing
         #expect(wall >= 1.5 && wall < 1.5 + silence + 0.5, "took \(wall) s with \(silence) s of inserted silence; \(seen)")
     }
 
+    /// A server plays at most 32 channels: a wider sound is mapped onto 32, as onto a device
+    /// with fewer channels, and heard, not refused.
+    @Test func aSoundOfFortyChannelsIsMappedOntoTheServersMost() throws {
+        let pulse = try #require(PulseServer.shared, "PulseAudio did not start")
+        let path = folder.file("forty.wav")
+        try TestTools.runChecked("sox", ["-n", "-r", "44100", "-c", "40", "-b", "16", path, "synth", "0.5", "sine", "440", "vol", "0.3"])
+        var player: ChildProcess?
+        let recording = try pulse.record {
+            player = try ChildProcess(TestTools.notiPlay, [path, "--verbose"], environment: pulse.environment, in: folder)
+            player?.wait()
+        }
+        let played = try #require(player)
+        #expect(played.wait() == 0, "\(played.stderr)")
+        #expect(played.stderr.contains("sound:       44100 Hz, 40 channel(s), mapped onto 32 channel(s)"), "\(played.stderr)")
+        #expect(Self.soundingRange(recording) != nil, "the sink heard nothing")
+    }
+
     /// PulseAudio's ALSA plugin names no speakers, yet hands its server a 6-channel stream as
     /// ALSA's FL FR RL RR FC LFE; directly, noti-play tells the server WAVE's order. Either way a
     /// 5.1 WAV whose only sound is its centre must reach the stereo sink as a centre does, on

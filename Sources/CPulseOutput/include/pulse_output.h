@@ -21,6 +21,8 @@ typedef struct noti_pulse noti_pulse;
 
 /* The highest rate a server plays (libpulse's PA_RATE_MAX). */
 enum { NOTI_PULSE_MAX_RATE = 384000 };
+/* The most channels a stream has (libpulse's PA_CHANNELS_MAX). */
+enum { NOTI_PULSE_MAX_CHANNELS = 32 };
 
 /* The stream's sample format (native byte order, as the render thread converts to). */
 enum noti_pulse_format { NOTI_PULSE_FLOAT32 = 0, NOTI_PULSE_S32 = 1, NOTI_PULSE_S16 = 2 };
@@ -29,7 +31,7 @@ typedef struct {
     const char *server;       /* NULL: libpulse's default (PULSE_SERVER, client.conf, ...) */
     const char *sink;         /* NULL: the server's default sink */
     unsigned int rate;        /* frames per second, 1 to the server's maximum */
-    unsigned int channels;    /* 1 to 32, in WAVE's order for their count */
+    unsigned int channels;    /* 1 to NOTI_PULSE_MAX_CHANNELS, in WAVE's order for their count */
     int format;               /* enum noti_pulse_format */
     unsigned int buffer_frames;  /* the queue on the server (its target length) */
     unsigned int period_frames;  /* the least the server asks for at a time */

@@ -51,9 +51,9 @@ extension PCMBackend {
         guard rate == request.sampleRate || request.acceptsNearestRate else {
             throw DeviceError(device: name, backend: .pulse, "cannot play \(request.sampleRate) Hz", reason: "its nearest rate is \(rate) Hz")
         }
-        guard (1...32).contains(request.channelCount) else {
-            throw DeviceError(device: name, backend: .pulse, "cannot play \(request.channelCount) channel(s)", reason: "a sound server plays 1 to 32")
-        }
+        // The server's most (PA_CHANNELS_MAX), as a device agrees to its nearest channel count
+        // (ALSA's set_channels_near): the player maps a wider sound onto the channels agreed.
+        let channels = min(max(1, request.channelCount), Int(NOTI_PULSE_MAX_CHANNELS))
         let period = request.periodFrames(atRate: rate)
         let wire: noti_pulse_format = switch format {
         case .float32: NOTI_PULSE_FLOAT32
@@ -71,7 +71,7 @@ extension PCMBackend {
                         withOptionalCString(properties.mediaName) { mediaName in
                             withOptionalCString("event") { role in
                                 var pulseRequest = noti_pulse_request(
-                                    server: server, sink: sink, rate: UInt32(rate), channels: UInt32(request.channelCount),
+                                    server: server, sink: sink, rate: UInt32(rate), channels: UInt32(channels),
                                     format: Int32(wire.rawValue), buffer_frames: UInt32(period * max(2, request.periodsPerBuffer)),
                                     period_frames: UInt32(period), application_name: applicationName,
                                     application_id: applicationID, media_name: mediaName, role: role)
@@ -87,7 +87,7 @@ extension PCMBackend {
             throw DeviceError(device: name, backend: .pulse, "cannot open", code: code, reason: reason)
         }
         let speakers = withUnsafeBytes(of: agreed.speakers) { raw in
-            raw.bindMemory(to: UnsafePointer<CChar>?.self).prefix(request.channelCount).map { name in
+            raw.bindMemory(to: UnsafePointer<CChar>?.self).prefix(channels).map { name in
                 name.map { ChannelLayout.Speaker(shortName: String(cString: $0)) } ?? .unknown
             }
         }
@@ -96,7 +96,7 @@ extension PCMBackend {
         }
         let negotiated = NegotiatedFormat(
             device: name, backend: .pulse, route: "PulseAudio \(version), directly" + route.description,
-            sampleRate: rate, channelCount: request.channelCount, sampleFormat: format,
+            sampleRate: rate, channelCount: channels, sampleFormat: format,
             periodFrames: Int(agreed.period_frames), bufferFrames: Int(agreed.buffer_frames),
             speakers: speakers.allSatisfy { $0 == .unknown } ? nil : speakers)
         return PCMStream(handle: UnsafeMutableRawPointer(stream), format: negotiated, calls: pulseCalls)
