@@ -33,6 +33,7 @@ static struct {
     pa_context_state_t (*context_get_state)(const pa_context *);
     int (*context_errno)(const pa_context *);
     pa_operation *(*context_get_server_info)(pa_context *, pa_server_info_cb_t, void *);
+    pa_operation *(*context_get_sink_info_list)(pa_context *, pa_sink_info_cb_t, void *);
     pa_operation_state_t (*operation_get_state)(const pa_operation *);
     pa_stream *(*stream_new_with_proplist)(pa_context *, const char *, const pa_sample_spec *, const pa_channel_map *,
                                            pa_proplist *);
@@ -82,6 +83,7 @@ static void load(void) {
         || !RESOLVE(library, context_get_state, "pa_context_get_state")
         || !RESOLVE(library, context_errno, "pa_context_errno") || !RESOLVE(library, stream_new_with_proplist, "pa_stream_new_with_proplist")
         || !RESOLVE(library, context_get_server_info, "pa_context_get_server_info")
+        || !RESOLVE(library, context_get_sink_info_list, "pa_context_get_sink_info_list")
         || !RESOLVE(library, operation_get_state, "pa_operation_get_state")
         || !RESOLVE(library, stream_connect_playback, "pa_stream_connect_playback")
         || !RESOLVE(library, stream_disconnect, "pa_stream_disconnect")
@@ -237,6 +239,54 @@ static void set_error(noti_pulse *p, char *error, size_t size, int *code, int fa
     *code = pa_error == PA_ERR_TIMEOUT ? -ETIMEDOUT : fallback_code;
 }
 
+/* Connects `p` to the server and learns what it is (blocking, until `deadline`). Returns 1, or 0
+ * with the stream closed and the reason in `error` and `code`; -EPROTONOSUPPORT when the server
+ * is not PulseAudio itself. */
+static int connect_server(noti_pulse *p, const char *server, const char *name, const char *application_id,
+                          int64_t deadline, char *error, size_t error_size, int *code) {
+    /* Who plays: the host's name and id (the server shows and remembers streams by them). */
+    pa_proplist *client = api.proplist_new();
+    if (client && application_id) api.proplist_sets(client, PA_PROP_APPLICATION_ID, application_id);
+    p->loop = api.mainloop_new();
+    if (p->loop && client) p->context = api.context_new_with_proplist(api.mainloop_get_api(p->loop), name, client);
+    if (client) api.proplist_free(client);
+    if (!p->context) {
+        set_error(p, error, error_size, code, -ENOMEM, "cannot start a connection");
+        noti_pulse_close(p);
+        return 0;
+    }
+    if (api.context_connect(p->context, server, PA_CONTEXT_NOFLAGS, NULL) < 0) {
+        set_error(p, error, error_size, code, -ECONNREFUSED, "cannot connect to the sound server");
+        noti_pulse_close(p);
+        return 0;
+    }
+    int waited = run_until(p, context_ready, deadline);
+    if (waited < 0) {
+        set_error(p, error, error_size, code, waited, "cannot connect to the sound server");
+        noti_pulse_close(p);
+        return 0;
+    }
+
+    /* Only PulseAudio itself: a stop's fade is written where the sink already read, and its
+     * sinks rewind to take it; PipeWire's service has no rewind, so the fade would be heard
+     * only after what its graph had taken (a cut where it ran out). */
+    pa_operation *asked = api.context_get_server_info(p->context, on_server_info, p);
+    waited = asked ? run_until(p, server_known, deadline) : -ECONNREFUSED;
+    if (asked) api.operation_unref(asked);
+    if (waited < 0) {
+        set_error(p, error, error_size, code, waited, "cannot connect to the sound server");
+        noti_pulse_close(p);
+        return 0;
+    }
+    if (!p->is_pulseaudio) {
+        snprintf(error, error_size, "the sound server is not PulseAudio itself");
+        *code = -EPROTONOSUPPORT;
+        noti_pulse_close(p);
+        return 0;
+    }
+    return 1;
+}
+
 noti_pulse *noti_pulse_open(const noti_pulse_request *request, noti_pulse_agreed *agreed, int timeout_ms,
                             char *error, size_t error_size, int *code) {
     static const pa_sample_format_t formats[] = {PA_SAMPLE_FLOAT32NE, PA_SAMPLE_S32NE, PA_SAMPLE_S16NE};
@@ -265,47 +315,8 @@ noti_pulse *noti_pulse_open(const noti_pulse_request *request, noti_pulse_agreed
     p->lead_frames = request->rate / 100;  /* 10 ms */
     int64_t deadline = monotonic_us() + (int64_t)timeout_ms * 1000;
 
-    /* Who plays: the host's name and id (the server shows and remembers streams by them). */
-    pa_proplist *client = api.proplist_new();
-    if (client && request->application_id) api.proplist_sets(client, PA_PROP_APPLICATION_ID, request->application_id);
-    p->loop = api.mainloop_new();
     const char *name = request->application_name ? request->application_name : "noti-play";
-    if (p->loop && client) p->context = api.context_new_with_proplist(api.mainloop_get_api(p->loop), name, client);
-    if (client) api.proplist_free(client);
-    if (!p->context) {
-        set_error(p, error, error_size, code, -ENOMEM, "cannot start a connection");
-        noti_pulse_close(p);
-        return NULL;
-    }
-    if (api.context_connect(p->context, request->server, PA_CONTEXT_NOFLAGS, NULL) < 0) {
-        set_error(p, error, error_size, code, -ECONNREFUSED, "cannot connect to the sound server");
-        noti_pulse_close(p);
-        return NULL;
-    }
-    int waited = run_until(p, context_ready, deadline);
-    if (waited < 0) {
-        set_error(p, error, error_size, code, waited, "cannot connect to the sound server");
-        noti_pulse_close(p);
-        return NULL;
-    }
-
-    /* Only PulseAudio itself: a stop's fade is written where the sink already read, and its
-     * sinks rewind to take it; PipeWire's service has no rewind, so the fade would be heard
-     * only after what its graph had taken (a cut where it ran out). */
-    pa_operation *asked = api.context_get_server_info(p->context, on_server_info, p);
-    waited = asked ? run_until(p, server_known, deadline) : -ECONNREFUSED;
-    if (asked) api.operation_unref(asked);
-    if (waited < 0) {
-        set_error(p, error, error_size, code, waited, "cannot connect to the sound server");
-        noti_pulse_close(p);
-        return NULL;
-    }
-    if (!p->is_pulseaudio) {
-        snprintf(error, error_size, "the sound server is not PulseAudio itself");
-        *code = -EPROTONOSUPPORT;
-        noti_pulse_close(p);
-        return NULL;
-    }
+    if (!connect_server(p, request->server, name, request->application_id, deadline, error, error_size, code)) return NULL;
 
     pa_sample_spec spec = {formats[request->format], request->rate, (uint8_t)request->channels};
     pa_channel_map map;
@@ -341,7 +352,7 @@ noti_pulse *noti_pulse_open(const noti_pulse_request *request, noti_pulse_agreed
         noti_pulse_close(p);
         return NULL;
     }
-    waited = run_until(p, stream_ready, deadline);
+    int waited = run_until(p, stream_ready, deadline);
     if (waited < 0) {
         set_error(p, error, error_size, code, waited == -ETIMEDOUT ? waited : -EINVAL, "refused the stream");
         noti_pulse_close(p);
@@ -503,4 +514,40 @@ void noti_pulse_interrupt(noti_pulse *p, int closing) {
     if (closing) atomic_store(&p->closing, 1);
     atomic_store(&p->woken, 1);
     api.mainloop_wakeup(p->loop);
+}
+
+struct sink_listing {
+    void (*each)(const char *, const char *, void *);
+    void *user;
+    int done;
+};
+
+static void on_sink(pa_context *context, const pa_sink_info *info, int last, void *user) {
+    (void)context;
+    struct sink_listing *listing = user;
+    if (last) listing->done = 1;
+    else if (info && info->name) listing->each(info->name, info->description ? info->description : "", listing->user);
+}
+
+int noti_pulse_list_sinks(const char *server, int timeout_ms, void (*each)(const char *name, const char *description, void *user),
+                          void *user) {
+    if (noti_pulse_load()) return -ENOENT;
+    noti_pulse *p = calloc(1, sizeof *p);
+    if (!p) return -ENOMEM;
+    char error[256];
+    int code = 0;
+    int64_t deadline = monotonic_us() + (int64_t)timeout_ms * 1000;
+    if (!connect_server(p, server, "noti-play", "noti-play", deadline, error, sizeof error, &code)) return code;
+    struct sink_listing listing = {each, user, 0};
+    pa_operation *asked = api.context_get_sink_info_list(p->context, on_sink, &listing);
+    int result = 0;
+    while (asked && !listing.done) {
+        int64_t left = deadline - monotonic_us();
+        if (left <= 0) { result = -ETIMEDOUT; break; }
+        if (failed(p) || run_once(p, (int)(left < INT32_MAX ? left : INT32_MAX)) < 0) { result = -ECONNRESET; break; }
+    }
+    if (asked) api.operation_unref(asked);
+    else result = -ECONNRESET;
+    noti_pulse_close(p);
+    return result;
 }

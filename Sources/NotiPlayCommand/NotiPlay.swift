@@ -45,9 +45,11 @@ struct NotiPlay: ParsableCommand {
         other sounds play at V times the notification volume. --ringtone loops until SIGINT or \
         SIGTERM, or until --for SECONDS have passed.
 
-        A device name (--device) is ALSA configuration: a name such as file:"|cmd" runs a \
+        Sound goes to the desktop's sound server natively (PipeWire, else PulseAudio), else to \
+        ALSA; --backend pipewire|pulse|alsa chooses. A device name (--device) is a server's sink \
+        (pipewire:NAME, pulse:NAME) or ALSA configuration: a name such as file:"|cmd" runs a \
         command. Trust it like a shell command; never take one from a notification. \
-        --list-devices lists ALSA's playback devices, default first.
+        --list-devices lists every sound system's playback devices, default first.
 
         EXIT STATUS: 0 when the whole sound was played (or the user's settings kept it silent); \
         1 when the file or the device failed (one line on standard error); 64 for a usage error \
@@ -58,11 +60,13 @@ struct NotiPlay: ParsableCommand {
         FILES: $XDG_CONFIG_HOME/noti-play/noti-play.conf (by default \
         ~/.config/noti-play/noti-play.conf), "key = value" lines: notification-volume (0.0 to \
         1.0), do-not-disturb (true or false), quiet-hours (HH:MM-HH:MM), theme (a sound theme \
-        name), default-sound, critical-sound, ringtone-sound (paths); "#" starts a comment. The \
+        name), default-sound, critical-sound, ringtone-sound (paths), backend (pipewire, pulse, \
+        alsa or auto); "#" starts a comment. The \
         user unit noti-play-listen.service runs listen.
 
         ENVIRONMENT: XDG_CONFIG_HOME (the settings), XDG_DATA_HOME and XDG_DATA_DIRS (sound \
-        names, sound themes), ALSA_CONFIG_PATH (ALSA's configuration, hence its devices), \
+        names, sound themes), PIPEWIRE_REMOTE, PULSE_SERVER and XDG_RUNTIME_DIR (where the sound \
+        servers are), ALSA_CONFIG_PATH (ALSA's configuration, hence its devices), \
         PULSE_PROP_media.role and PULSE_PROP_application.id (set to "event" and "noti-play" \
         unless already set, so that the sound server applies its rules for alert sounds), \
         DBUS_SESSION_BUS_ADDRESS and XDG_RUNTIME_DIR (listen's session bus).

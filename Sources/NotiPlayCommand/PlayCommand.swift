@@ -80,7 +80,7 @@ struct PlayOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The sound system for the default device: pipewire, pulse, alsa, or auto (the desktop's sound server natively, else ALSA; noti-play.conf's backend = by default).", valueName: "backend"))
     var backend: BackendOption?
 
-    @Flag(help: "List ALSA's playback devices and exit.")
+    @Flag(help: "List the playback devices of every sound system (ALSA's, the servers' sinks) and exit.")
     var listDevices = false
 
     @Flag(help: "Report the sound's format and any conversion, the negotiated format, period and buffer, underruns and timings on stderr.")
@@ -148,7 +148,7 @@ struct PlayOptions: ParsableArguments {
         let launched = monotonicNanoseconds()
         if listDevices {
             // Names and descriptions come from ALSA's configuration: escaped, one line each.
-            let lines = PlaybackDevices.list().map { PrintableText.escaped($0.name).padding(toLength: 24) + PrintableText.escaped($0.description) }
+            let lines = PCMBackend.devices(of: PCMBackend.standardTable()).map { PrintableText.escaped($0.name).padding(toLength: 24) + PrintableText.escaped($0.description) }
             try Output.standardOutput(lines.map { $0 + "\n" }.joined())
             return
         }

@@ -25,13 +25,17 @@ package struct PCMBackend: Sendable {
     /// thread). Returns the stream: its handle, what the device agreed to, and the calls that
     /// play and close it.
     package var open: @Sendable (_ device: String, _ request: PCMRequest) throws(DeviceError) -> PCMStream
+    /// The devices it plays, by the names `open` takes (`--list-devices`); may connect to a server.
+    package var devices: @Sendable () -> [PlaybackDevice]
 
     package init(
         kind: AudioBackend = .alsa, serves: @escaping @Sendable (_ device: String) -> Bool = { _ in true },
+        devices: @escaping @Sendable () -> [PlaybackDevice] = { [] },
         open: @escaping @Sendable (_ device: String, _ request: PCMRequest) throws(DeviceError) -> PCMStream
     ) {
         self.kind = kind
         self.serves = serves
+        self.devices = devices
         self.open = open
     }
 }
@@ -55,6 +59,17 @@ extension PCMBackend {
     /// a PCM of asound.conf) is ALSA's alone; `pipewire:SINK` and `pulse:SINK` name a server's sink.
     package static func standardTable(serverQueue: ServerQueue? = nil) -> [PCMBackend] {
         [.pulse(serverQueue: serverQueue), .alsa]
+    }
+
+    /// Every device of every backend in `table`, `default` first: `--list-devices`.
+    package static func devices(of table: [PCMBackend]) -> [PlaybackDevice] {
+        var all: [PlaybackDevice] = []
+        for backend in table {
+            for device in backend.devices() where !(device.name == "default" && all.contains { $0.name == "default" }) {
+                all.append(device)
+            }
+        }
+        return all
     }
 
     /// One backend that opens a device with the first of `table` that serves it: `choice` alone

@@ -108,6 +108,22 @@ import Testing
         #expect(wall >= 1.5 && wall < 1.5 + silence + 0.5, "took \(wall) s with \(silence) s of inserted silence; \(seen)")
     }
 
+    /// --list-devices lists the server's sinks, by the names --device takes, and one plays.
+    @Test func theServersSinksAreListedAndPlayable() throws {
+        let pulse = try #require(PulseServer.shared, "PulseAudio did not start")
+        try pulse.ensureRunning()
+        let listed = try TestTools.run(TestTools.notiPlay, ["--list-devices"], environment: pulse.environment)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let line = try #require(listed.stdoutText.split(separator: "\n").first { $0.hasPrefix("pulse:\(pulse.sinkName) ") },
+                                "\(listed.stdoutText)")
+        #expect(line.contains("PulseAudio: "), "\(line)")
+        let path = try tone("sink.wav", seconds: 0.3)
+        let played = try TestTools.run(TestTools.notiPlay, [path, "--device", "pulse:\(pulse.sinkName)", "--verbose"],
+                                       environment: pulse.environment)
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect(played.stderr.contains(", directly, sink \(pulse.sinkName)"), "\(played.stderr)")
+    }
+
     /// A server plays at most 32 channels: a wider sound is mapped onto 32, as onto a device
     /// with fewer channels, and heard, not refused.
     @Test func aSoundOfFortyChannelsIsMappedOntoTheServersMost() throws {

@@ -80,4 +80,10 @@ long noti_pulse_take_back(noti_pulse *stream, long fade_frames);
  * once, a drain too. Thread-safe; the stream must be open. */
 void noti_pulse_interrupt(noti_pulse *stream, int closing);
 
+/* Calls `each` with every sink's name and description on the server (NULL: libpulse's default),
+ * blocking at most `timeout_ms`. Returns 0, or a negative errno; -EPROTONOSUPPORT when the
+ * server is not PulseAudio itself. */
+int noti_pulse_list_sinks(const char *server, int timeout_ms, void (*each)(const char *name, const char *description, void *user),
+                          void *user);
+
 #endif

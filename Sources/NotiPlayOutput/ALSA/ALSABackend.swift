@@ -7,7 +7,8 @@ import Glibc
 /// where no sound server is found.
 extension PCMBackend {
     package static let alsa = PCMBackend(
-        kind: .alsa, serves: { device in !device.hasPrefix("pipewire:") && !device.hasPrefix("pulse:") }
+        kind: .alsa, serves: { device in !device.hasPrefix("pipewire:") && !device.hasPrefix("pulse:") },
+        devices: { PlaybackDevices.list() }
     ) { name, request throws(DeviceError) in
         // A configuration refused closes the device (its deinit); one agreed to is handed over.
         let device = try PCMDevice(name: name)

@@ -22,7 +22,7 @@ extension PCMBackend {
     /// command's one sound); nil: the request's own periods (a daemon's next sound must not wait
     /// behind a deep queue).
     package static func pulse(serverQueue: ServerQueue?) -> PCMBackend {
-        PCMBackend(kind: .pulse, serves: { device in PulseRoute(device: device) != nil }) { name, request throws(DeviceError) in
+        PCMBackend(kind: .pulse, serves: { device in PulseRoute(device: device) != nil }, devices: pulseSinks) { name, request throws(DeviceError) in
             guard let route = PulseRoute(device: name) else {
                 throw DeviceError(device: name, backend: .pulse, "cannot open", code: -ENOENT, reason: "no PulseAudio server is configured or running")
             }
@@ -36,6 +36,24 @@ extension PCMBackend {
             }
             return try openPulse(name, route, request)
         }
+    }
+
+    /// The sinks of the PulseAudio server `default` reaches, as `pulse:NAME`; none where no
+    /// PulseAudio server is there (PipeWire's service lists its sinks as PipeWire's).
+    @Sendable private static func pulseSinks() -> [PlaybackDevice] {
+        guard let route = PulseRoute(device: "default") else { return [] }
+        final class Found { var devices: [PlaybackDevice] = [] }
+        let found = Found()
+        let status = withOptionalCString(route.server) { server in
+            noti_pulse_list_sinks(server, 2_000, { name, description, user in
+                guard let name, let user else { return }
+                let found = Unmanaged<Found>.fromOpaque(user).takeUnretainedValue()
+                found.devices.append(PlaybackDevice(
+                    name: "pulse:" + String(cString: name),
+                    description: "PulseAudio: " + (description.map { String(cString: $0) } ?? "")))
+            }, Unmanaged.passUnretained(found).toOpaque())
+        }
+        return status == 0 ? found.devices : []
     }
 
     /// How long a connection to the server may take: beyond it the player's own open deadline
