@@ -133,6 +133,7 @@ struct noti_pulse {
     unsigned char scratch[FADE_CHUNK_FRAMES * 4 * PA_CHANNELS_MAX];
     int underflowed, drained, server_known, is_pulseaudio;
     char server_version[64];
+    unsigned int server_rate;  /* the rate its sinks run at by default */
     /* A stop asked the render thread to look now (consumed by the wait it ends); the stream is
      * being closed (every wait ends, the drain too). */
     atomic_int woken, closing;
@@ -198,6 +199,7 @@ static void on_server_info(pa_context *context, const pa_server_info *info, void
     noti_pulse *p = user;
     p->is_pulseaudio = info && info->server_name && strcmp(info->server_name, "pulseaudio") == 0;
     snprintf(p->server_version, sizeof p->server_version, "%s", info && info->server_version ? info->server_version : "");
+    p->server_rate = info ? info->sample_spec.rate : 0;
     p->server_known = 1;
 }
 
@@ -297,7 +299,7 @@ noti_pulse *noti_pulse_open(const noti_pulse_request *request, noti_pulse_agreed
         return NULL;
     }
     if (request->format < 0 || request->format > 2 || request->channels < 1 || request->channels > PA_CHANNELS_MAX
-        || request->rate < 1 || request->rate > PA_RATE_MAX || request->buffer_frames < 1 || request->period_frames < 1) {
+        || request->rate > PA_RATE_MAX || request->buffer_frames < 1 || request->period_frames < 1) {
         snprintf(error, error_size, "the stream asked for is not one the server plays");
         *code = -EINVAL;
         return NULL;
@@ -318,7 +320,21 @@ noti_pulse *noti_pulse_open(const noti_pulse_request *request, noti_pulse_agreed
     const char *name = request->application_name ? request->application_name : "noti-play";
     if (!connect_server(p, request->server, name, request->application_id, deadline, error, error_size, code)) return NULL;
 
-    pa_sample_spec spec = {formats[request->format], request->rate, (uint8_t)request->channels};
+    /* Rate 0: the server's own, so that it resamples nothing (the player converts each sound once). */
+    if (request->rate == 0) {
+        p->rate = p->server_rate >= 1 && p->server_rate <= PA_RATE_MAX ? p->server_rate : 48000;
+        p->lead_frames = p->rate / 100;
+    }
+    agreed->rate = p->rate;
+    /* With rate 0 the request's frames are at 48 kHz (NOTI_PULSE_REFERENCE_RATE): kept in time. */
+    unsigned long long buffer_frames = request->buffer_frames, period_frames = request->period_frames;
+    if (request->rate == 0) {
+        buffer_frames = buffer_frames * p->rate / NOTI_PULSE_REFERENCE_RATE;
+        period_frames = period_frames * p->rate / NOTI_PULSE_REFERENCE_RATE;
+        if (period_frames < 1) period_frames = 1;
+        if (buffer_frames < period_frames) buffer_frames = period_frames;
+    }
+    pa_sample_spec spec = {formats[request->format], p->rate, (uint8_t)request->channels};
     pa_channel_map map;
     api.channel_map_init_extend(&map, request->channels, PA_CHANNEL_MAP_WAVEEX);
     /* What plays: an event sound (the desktop's alert volume and role rules), unless the user's
@@ -340,10 +356,10 @@ noti_pulse *noti_pulse_open(const noti_pulse_request *request, noti_pulse_agreed
     api.stream_set_underflow_callback(p->stream, on_underflow, p);
     pa_buffer_attr attributes = {
         .maxlength = (uint32_t)-1,
-        .tlength = (uint32_t)(request->buffer_frames * p->frame_bytes),
+        .tlength = (uint32_t)(buffer_frames * p->frame_bytes),
         /* Playback starts with the first period written, not once the queue is full. */
-        .prebuf = (uint32_t)(request->period_frames * p->frame_bytes),
-        .minreq = (uint32_t)(request->period_frames * p->frame_bytes),
+        .prebuf = (uint32_t)(period_frames * p->frame_bytes),
+        .minreq = (uint32_t)(period_frames * p->frame_bytes),
         .fragsize = (uint32_t)-1,
     };
     pa_stream_flags_t flags = PA_STREAM_INTERPOLATE_TIMING | PA_STREAM_AUTO_TIMING_UPDATE | PA_STREAM_ADJUST_LATENCY;

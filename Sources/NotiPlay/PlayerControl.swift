@@ -260,7 +260,9 @@ final class PlayerControl {
         let request = PCMRequest(
             sampleRate: rate, channelCount: output.streamChannels ?? first.sound.channelCount,
             formats: output.formats, periodMicroseconds: output.periodMicroseconds, periodsPerBuffer: output.periodsPerBuffer,
-            acceptsNearestRate: true, properties: core.configuration.streamProperties)
+            acceptsNearestRate: true, properties: core.configuration.streamProperties,
+            // A daemon's stream at the server's own rate: each sound is converted once, here.
+            prefersServerRate: output.streamRates != nil)
         let aroundOpen = core.configuration.aroundDeviceOpen
         let started = JoinableThread.detached {
             func openEngine() -> Result<PlaybackEngine, DeviceError> {

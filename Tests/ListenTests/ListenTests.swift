@@ -176,23 +176,27 @@ import Testing
     /// sound of noti-play's, which the desktop's alert volume and role rules apply to.
     @Test func theLibrarysStreamIsAnEventOnPulseAudio() throws {
         let pulse = try PulseServer.makePrivate()
-        let server = try rig.startServer()
+        _ = try rig.startServer()
         let audio = pulse.environment.filter { $0.key != "DBUS_SESSION_BUS_ADDRESS" }
         let listener = try rig.startListener(["--interval", "0"], environment: audio)
-        let id = try rig.notifySend(["-a", "phone", "-h", "string:category:call.incoming"])
-        try listener.waitForLog("phone: plays theme sound 'phone-incoming-call' (ringtone)")
+        // At 48 kHz, where the server runs at 44.1 (PulseAudio's default).
+        let sound = rig.folder.file("event-48k.wav")
+        try TestTools.runChecked("sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", sound, "synth", "3", "sine", "440", "vol", "0.3"])
+        try rig.notifySend(["-a", "chat", "-h", "string:sound-file:\(sound)"])
+        try listener.waitForLog("chat: plays")
         var properties = ""
         try waitUntil("a sink input with properties", timeout: 10) {
             properties = (try? TestTools.run("pactl", ["list", "sink-inputs"], environment: pulse.environment).stdoutText) ?? ""
             return properties.contains("media.role")
         }
-        try server.send("close \(id)")
-        try listener.waitForLog("phone: cancelled")
+        try listener.waitForLog("chat: finished")
         #expect(properties.contains("media.role = \"event\""), "\(properties)")
         #expect(properties.contains("application.id = \"noti-play\""), "\(properties)")
         #expect(properties.contains("application.name = \"noti-play\""), "\(properties)")
         // Not the pulse plugin's stream ("ALSA Playback"): noti-play's own, on the server directly.
         #expect(!properties.contains("ALSA plug-in"), "\(properties)")
+        // At the server's own rate, not the first sound's: the server converts nothing again.
+        #expect(properties.contains(" 44100Hz"), "\(properties)")
     }
 
     @Test func hostileNotificationsNeitherCrashNorBlockTheListener() throws {

@@ -21,6 +21,8 @@ typedef struct noti_pulse noti_pulse;
 
 /* The highest rate a server plays (libpulse's PA_RATE_MAX). */
 enum { NOTI_PULSE_MAX_RATE = 384000 };
+/* The rate a request's frames are counted at when it asks for the server's own rate (rate 0). */
+enum { NOTI_PULSE_REFERENCE_RATE = 48000 };
 /* The most channels a stream has (libpulse's PA_CHANNELS_MAX). */
 enum { NOTI_PULSE_MAX_CHANNELS = 32 };
 
@@ -30,7 +32,7 @@ enum noti_pulse_format { NOTI_PULSE_FLOAT32 = 0, NOTI_PULSE_S32 = 1, NOTI_PULSE_
 typedef struct {
     const char *server;       /* NULL: libpulse's default (PULSE_SERVER, client.conf, ...) */
     const char *sink;         /* NULL: the server's default sink */
-    unsigned int rate;        /* frames per second, 1 to the server's maximum */
+    unsigned int rate;        /* frames per second, 1 to the server's maximum; 0: the server's own rate */
     unsigned int channels;    /* 1 to NOTI_PULSE_MAX_CHANNELS, in WAVE's order for their count */
     int format;               /* enum noti_pulse_format */
     unsigned int buffer_frames;  /* the queue on the server (its target length) */
@@ -41,6 +43,7 @@ typedef struct {
 } noti_pulse_request;
 
 typedef struct {
+    unsigned int rate;           /* the stream's rate */
     unsigned int buffer_frames;  /* what the server agreed to: it may change both */
     unsigned int period_frames;
     /* The speaker of each channel, by ALSA's name for it ("FL", "LFE", ...): the stream's map. */

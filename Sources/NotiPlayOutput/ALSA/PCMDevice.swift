@@ -17,6 +17,10 @@ public struct PCMRequest: Sendable {
     public var acceptsNearestRate: Bool
     /// What a sound server is told of the stream (ALSA devices take none).
     public var properties: StreamProperties
+    /// Open a sound server's stream at the rate its graph runs at rather than `sampleRate`
+    /// (with `acceptsNearestRate`): the caller converts each sound once, and the server
+    /// converts nothing again. ALSA devices take `sampleRate` as before.
+    public var prefersServerRate: Bool
 
     /// The period asked for, in frames at `rate` (at least 16).
     func periodFrames(atRate rate: Int) -> Int { max(16, rate * periodMicroseconds / 1_000_000) }
@@ -24,9 +28,10 @@ public struct PCMRequest: Sendable {
     public init(
         sampleRate: Int, channelCount: Int, formats: [DeviceSampleFormat] = DeviceSampleFormat.allCases,
         periodMicroseconds: Int = 10_000, periodsPerBuffer: Int = 3, acceptsNearestRate: Bool = false,
-        properties: StreamProperties = StreamProperties()
+        properties: StreamProperties = StreamProperties(), prefersServerRate: Bool = false
     ) {
         self.properties = properties
+        self.prefersServerRate = prefersServerRate && acceptsNearestRate
         self.sampleRate = sampleRate
         self.channelCount = channelCount
         self.formats = formats

@@ -64,15 +64,15 @@ extension PCMBackend {
         guard let format = request.formats.first else {
             throw DeviceError(device: name, backend: .pulse, "cannot set the sample format", reason: "no format was asked for")
         }
-        // The server resamples, but plays at most PA_RATE_MAX.
-        let rate = min(request.sampleRate, Int(NOTI_PULSE_MAX_RATE))
-        guard rate == request.sampleRate || request.acceptsNearestRate else {
-            throw DeviceError(device: name, backend: .pulse, "cannot play \(request.sampleRate) Hz", reason: "its nearest rate is \(rate) Hz")
+        // The server resamples, but plays at most PA_RATE_MAX. 0 asks for the server's own rate.
+        let asked = request.prefersServerRate ? 0 : min(request.sampleRate, Int(NOTI_PULSE_MAX_RATE))
+        guard asked == request.sampleRate || request.acceptsNearestRate else {
+            throw DeviceError(device: name, backend: .pulse, "cannot play \(request.sampleRate) Hz", reason: "its nearest rate is \(asked) Hz")
         }
         // The server's most (PA_CHANNELS_MAX), as a device agrees to its nearest channel count
         // (ALSA's set_channels_near): the player maps a wider sound onto the channels agreed.
         let channels = min(max(1, request.channelCount), Int(NOTI_PULSE_MAX_CHANNELS))
-        let period = request.periodFrames(atRate: rate)
+        let period = request.periodFrames(atRate: asked == 0 ? Int(NOTI_PULSE_REFERENCE_RATE) : asked)
         let wire: noti_pulse_format = switch format {
         case .float32: NOTI_PULSE_FLOAT32
         case .int32: NOTI_PULSE_S32
@@ -89,7 +89,7 @@ extension PCMBackend {
                         withOptionalCString(properties.mediaName) { mediaName in
                             withOptionalCString("event") { role in
                                 var pulseRequest = noti_pulse_request(
-                                    server: server, sink: sink, rate: UInt32(rate), channels: UInt32(channels),
+                                    server: server, sink: sink, rate: UInt32(asked), channels: UInt32(channels),
                                     format: Int32(wire.rawValue), buffer_frames: UInt32(period * max(2, request.periodsPerBuffer)),
                                     period_frames: UInt32(period), application_name: applicationName,
                                     application_id: applicationID, media_name: mediaName, role: role)
@@ -114,7 +114,7 @@ extension PCMBackend {
         }
         let negotiated = NegotiatedFormat(
             device: name, backend: .pulse, route: "PulseAudio \(version), directly" + route.description,
-            sampleRate: rate, channelCount: channels, sampleFormat: format,
+            sampleRate: Int(agreed.rate), channelCount: channels, sampleFormat: format,
             periodFrames: Int(agreed.period_frames), bufferFrames: Int(agreed.buffer_frames),
             speakers: speakers.allSatisfy { $0 == .unknown } ? nil : speakers)
         return PCMStream(handle: UnsafeMutableRawPointer(stream), format: negotiated, calls: pulseCalls)
