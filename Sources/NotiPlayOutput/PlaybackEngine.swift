@@ -371,6 +371,10 @@ public final class PlaybackEngine: @unchecked Sendable {
         let code = context.pointee.fatalError.load(ordering: .acquiring)
         if code == 0 { return nil }
         // -EPIPE is fatal only when no underrun: the device wrote into a pipe whose reader left.
+        if code == -ENOTRECOVERABLE {
+            return DeviceError(device: format.device, backend: format.backend, "stopped playing", code: code,
+                               reason: "it failed again after every recovery (its sound server or device went away)")
+        }
         return DeviceError(device: format.device, backend: format.backend, code == -EPIPE ? "its output was closed" : "stopped playing",
                            errno: code)
     }
