@@ -65,3 +65,47 @@ int noti_alsa_server_plugin(snd_pcm_t *pcm) {
     snd_output_close(output);
     return found;
 }
+
+/* The compound definition `name` resolves to in `config` (following a few string aliases), or NULL. */
+static snd_config_t *resolved_definition(snd_config_t *config, const char *name) {
+    snd_config_t *pcms = NULL;
+    if (snd_config_search(config, "pcm", &pcms) < 0) return NULL;
+    const char *current = name;
+    for (int step = 0; step < 4; step++) {
+        snd_config_t *definition = NULL;
+        if (snd_config_search(pcms, current, &definition) < 0) return NULL;
+        if (snd_config_get_type(definition) == SND_CONFIG_TYPE_COMPOUND) return definition;
+        if (snd_config_get_type(definition) != SND_CONFIG_TYPE_STRING || snd_config_get_string(definition, &current) < 0) return NULL;
+    }
+    return NULL;
+}
+
+static int is_pipewire_definition(snd_config_t *definition) {
+    snd_config_t *type = NULL;
+    const char *value = NULL;
+    return definition && snd_config_search(definition, "type", &type) >= 0 && snd_config_get_string(type, &value) >= 0
+        && strcmp(value, "pipewire") == 0;
+}
+
+int noti_alsa_open_playback(snd_pcm_t **pcm, const char *name, int mode, const char *role) {
+    snd_config_t *top = NULL;
+    if (!role || snd_config_update_ref(&top) < 0) return snd_pcm_open(pcm, name, SND_PCM_STREAM_PLAYBACK, mode);
+    snd_config_t *local = NULL;
+    if (!is_pipewire_definition(resolved_definition(top, name)) || snd_config_copy(&local, top) < 0) {
+        snd_config_unref(top);
+        return snd_pcm_open(pcm, name, SND_PCM_STREAM_PLAYBACK, mode);
+    }
+    snd_config_unref(top);
+    /* pipewire-alsa's own `pcm.pipewire` takes its role from defaults.pipewire.role; a definition of
+     * its own (Debian's `pcm.!default { type pipewire … }`) from its `role` field. */
+    snd_config_t *found = NULL;
+    if (snd_config_search(local, "defaults.pipewire.role", &found) >= 0) snd_config_set_string(found, role);
+    snd_config_t *definition = resolved_definition(local, name);
+    if (definition && snd_config_search(definition, "role", &found) < 0) {
+        snd_config_t *field = NULL;
+        if (snd_config_imake_string(&field, "role", role) >= 0 && snd_config_add(definition, field) < 0) snd_config_delete(field);
+    }
+    int result = snd_pcm_open_lconf(pcm, name, SND_PCM_STREAM_PLAYBACK, mode, local);
+    snd_config_delete(local);
+    return result;
+}

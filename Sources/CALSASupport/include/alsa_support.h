@@ -37,4 +37,9 @@ int noti_alsa_channel_map(struct _snd_pcm *pcm, unsigned int *positions, unsigne
 enum noti_alsa_server_plugin { NOTI_ALSA_NO_SERVER_PLUGIN = 0, NOTI_ALSA_PULSE_PLUGIN = 1, NOTI_ALSA_PIPEWIRE_PLUGIN = 2 };
 int noti_alsa_server_plugin(struct _snd_pcm *pcm);
 
+/// snd_pcm_open for playback, except that a PCM defined as pipewire-alsa's (`type pipewire`)
+/// opens with `role` (PipeWire's media.role) set in its definition, where that plugin reads its
+/// stream's role: the configuration is copied and changed for this open only.
+int noti_alsa_open_playback(struct _snd_pcm **pcm, const char *name, int mode, const char *role);
+
 #endif

@@ -91,7 +91,8 @@ final class PCMDevice {
         self.name = name
         var pcm: OpaquePointer?
         try withALSADiagnosticsCaptured { () throws(DeviceError) in
-            try check(snd_pcm_open(&pcm, name, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK), device: name, "cannot open")
+            // A notification's role, where the plugin takes one from its definition (pipewire-alsa).
+            try check(noti_alsa_open_playback(&pcm, name, SND_PCM_NONBLOCK, "Notification"), device: name, "cannot open")
         }
         handle = pcm
         try withALSADiagnosticsCaptured { () throws(DeviceError) in
