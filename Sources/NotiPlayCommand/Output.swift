@@ -63,9 +63,17 @@ enum Output {
         return body()
     }
 
+    /// Writes `lines` to standard output, each escaped as `standardError` escapes its line: a
+    /// file name with a newline or ESC in it stays inside its line and cannot steer the terminal
+    /// (nor print a line of its own, such as "bell.wav: a valid notification sound").
+    static func standardOutput(lines: [String]) throws {
+        try standardOutput(lines.map { PrintableText.escaped($0) + "\n" }.joined())
+    }
+
     /// Writes `text` to standard output, all of it, or prints the one line that says why it
     /// could not (a full disk, an I/O error) and fails: output that was lost must not exit 0.
-    /// (`print` would buffer it, and its errors go unseen.)
+    /// (`print` would buffer it, and its errors go unseen.) The text is written as it is: what
+    /// comes from outside is escaped first (`standardOutput(lines:)`, JSON's quoting).
     static func standardOutput(_ text: String) throws {
         var text = text
         let failure: Int32? = text.withUTF8 { bytes in
