@@ -19,7 +19,10 @@ struct ListenCommand: ParsableCommand {
             quiet when the notification server plays sounds itself (its capabilities list "sound"), \
             while dunst is paused or swaync's do-not-disturb is on (critical sounds still play), and \
             during noti-play.conf's do-not-disturb and quiet hours. SIGHUP re-reads noti-play.conf; SIGTERM and \
-            SIGINT end it (status 0); without a session bus at start it exits 1. An update of an open notification (replaces_id) plays nothing unless it names its own sound, is critical or is a call.
+            SIGINT end it (status 0); without a session bus at start it exits 1. An update of an open notification (replaces_id) plays nothing unless it names its own sound, is critical or is a call. \
+            Log lines of each kind (failed sounds, malformed calls, server changes) come 5 at once, then \
+            one a second, the others counted ("and N more") in the next line or a second after they \
+            stop; --verbose's lines are all shown.
             """
     )
 

@@ -218,6 +218,27 @@ import Testing
         #expect(!listener.logLines.contains { $0.hasPrefix("ghost:") }, "a call to another name played")
     }
 
+    /// A flood of malformed calls is a few lines, and once it stops, one more line counts what
+    /// the limit held back: the lines and their "(and N more)" account for every call. (Before,
+    /// the count waited for the next malformed call, which may never come.)
+    @Test func theCountOfHeldBackMalformedCallsIsLoggedWhenTheFloodStops() throws {
+        _ = try rig.startServer()
+        let listener = try rig.startListener(["--interval", "0"])
+        let lines = listener.logLines.count
+        let calls = 20
+        try rig.busctl(calls, ["call", "--expect-reply=no", "org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+                               "org.freedesktop.Notifications", "Notify", "s", "not a notification"])
+        func accounted() -> Int {
+            listener.logLines.dropFirst(lines).filter { $0.hasPrefix("ignored a Notify call from ") }.map { line in
+                guard let more = line.range(of: "(and ") else { return 1 }
+                return 1 + (Int(line[more.upperBound...].prefix { $0.isNumber }) ?? 0)
+            }.reduce(0, +)
+        }
+        try? waitUntil("every malformed call to be logged or counted", timeout: 10) { accounted() >= calls }
+        #expect(accounted() == calls, "\(listener.logLines.dropFirst(lines))")
+        #expect(listener.logLines.dropFirst(lines).count < calls, "rate-limited: fewer lines than calls")
+    }
+
     @Test func aBusThatGoesAwayAndComesBackIsReconnected() throws {
         _ = try rig.startServer()
         let listener = try rig.startListener()
