@@ -27,10 +27,10 @@ struct CheckCommand: ParsableCommand {
         }
         let check = SoundCheck.check(opened, asAttachment: attachment)
         if let d = check.description {
-            try Output.standardOutput("\(file): \(d.container.displayName), \(d.encoding.displayName), \(d.sampleRate.rateText) Hz, \(d.channelCount) channel(s), \(d.duration.fixed(3)) s, \(check.fileBytes) bytes\n")
+            try Output.standardOutput(lines: ["\(file): \(d.container.displayName), \(d.encoding.displayName), \(d.sampleRate.rateText) Hz, \(d.channelCount) channel(s), \(d.duration.fixed(3)) s, \(check.fileBytes) bytes"])
         }
         if check.isValid {
-            try Output.standardOutput("\(file): a valid notification sound\(attachment ? " and attachment" : "")\n")
+            try Output.standardOutput(lines: ["\(file): a valid notification sound\(attachment ? " and attachment" : "")"])
             return
         }
         for problem in check.problems { Output.failure(file, "not valid: \(problem)") }

@@ -23,14 +23,14 @@ struct InfoCommand: ParsableCommand {
             do {
                 // The argument's own bytes: a file name that is not UTF-8 still opens.
                 let file = try RegularFile(path: RawArguments.bytes(of: path))
-                let separator = index > 0 ? "\n" : ""
+                let separator = index > 0 ? [""] : []
                 switch try Self.describe(file) {
                 case .native(let description):
                     if json { objects.append(Self.json(path: path, description)) }
-                    else { try Output.standardOutput(separator + Self.text(path: path, description) + "\n") }
+                    else { try Output.standardOutput(lines: separator + Self.lines(path: path, description)) }
                 case .foreign(let description):
                     if json { objects.append(Self.json(path: path, description)) }
-                    else { try Output.standardOutput(separator + Self.text(path: path, description) + "\n") }
+                    else { try Output.standardOutput(lines: separator + Self.lines(path: path, description)) }
                 }
             } catch let error as DecodingError {
                 failed = true
@@ -42,7 +42,8 @@ struct InfoCommand: ParsableCommand {
         if failed { throw ExitCode.failure }
     }
 
-    static func text(path: String, _ d: StreamDescription) -> String {
+    /// The lines `info` prints, raw: Output escapes each.
+    static func lines(path: String, _ d: StreamDescription) -> [String] {
         var lines: [(String, String)] = [
             ("File", path),
             ("Container", d.container.displayName),
@@ -60,7 +61,7 @@ struct InfoCommand: ParsableCommand {
         for note in d.notes { lines.append(("Note", note)) }
         return lines.map { label, value in
             (label + ":").padding(toLength: 17) + value
-        }.joined(separator: "\n")
+        }
     }
 
     enum Described {
@@ -82,11 +83,11 @@ struct InfoCommand: ParsableCommand {
     }
 
     /// A file only libsndfile reads: what it says, and that a notification may not name it.
-    static func text(path: String, _ d: ForeignSoundDescription) -> String {
+    static func lines(path: String, _ d: ForeignSoundDescription) -> [String] {
         [("File", path), ("Container", "\(d.container) (read by libsndfile)"), ("Encoding", d.encoding),
          ("Sample rate", "\(d.sampleRate) Hz"), ("Channels", String(d.channelCount)), ("Frames", String(d.frameCount)),
          ("Duration", "\(d.duration.fixed(3)) s"), ("Note", Self.foreignNote)]
-            .map { label, value in (label + ":").padding(toLength: 17) + value }.joined(separator: "\n")
+            .map { label, value in (label + ":").padding(toLength: 17) + value }
     }
 
     static func json(path: String, _ d: ForeignSoundDescription) -> String {

@@ -19,7 +19,11 @@ struct ListenCommand: ParsableCommand {
             quiet when the notification server plays sounds itself (its capabilities list "sound"), \
             while dunst is paused or swaync's do-not-disturb is on (critical sounds still play), and \
             during noti-play.conf's do-not-disturb and quiet hours. SIGHUP re-reads noti-play.conf; SIGTERM and \
-            SIGINT end it (status 0); without a session bus at start it exits 1. An update of an open notification (replaces_id) plays nothing unless it names its own sound, is critical or is a call.
+            SIGINT end it (status 0); without a session bus at start it exits 1. An update of an open notification (replaces_id) plays nothing unless it names its own sound, is critical or is a call. \
+            Log lines of each kind (failed sounds, malformed calls, server changes) come 5 at once, then \
+            one a second, the others counted ("and N more") in the next line or a second after they \
+            stop; --verbose's lines are all shown. A stderr that nobody reads never holds listen up: \
+            lines it cannot take are dropped, and a line says how many once it takes them again.
             """
     )
 
@@ -59,13 +63,18 @@ struct ListenCommand: ParsableCommand {
         configuration.device = device
         configuration.address = address
         configuration.verbose = verbose
-        let listener = NotificationListener(configuration: configuration) { line in
-            Output.standardError("noti-play listen: " + line)
-        }
+        // Lines go through a queue and a thread of their own: a stderr nobody reads must not keep
+        // the listener from its signals. (Without a thread to spare, they are written directly.)
+        let write: @Sendable (String) -> Void = { Output.standardError("noti-play listen: " + $0) }
+        let queue = StandardErrorQueue(write: write)
+        let log: @Sendable (String) -> Void = if let queue { { queue.append($0) } } else { write }
+        // What is still queued is written before listen exits, unless stderr stays blocked.
+        defer { queue?.finish(within: 1) }
         do {
+            let listener = NotificationListener(configuration: configuration, log: log)
             _ = try listener.run(signals: signals)
         } catch {
-            Output.standardError("noti-play listen: \(error)")
+            log("\(error)")
             throw ExitCode.failure
         }
     }

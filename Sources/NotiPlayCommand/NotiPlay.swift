@@ -99,10 +99,13 @@ struct NotiPlay: ParsableCommand {
     /// alone is the root's help.
     static func main() {
         // Started with stdin, stdout or stderr closed (`2>&-`), the first file opened would take
-        // that number, and a line for stderr (or quietingLibraries' dup2) would land in it.
+        // that number, and a line for stderr (or quietingLibraries' dup2) would land in it. A
+        // closed stdout gets /dev/null read-only: what is printed to it fails (EBADF) as it
+        // would have, and says so, instead of vanishing with status 0 (`noti-play info x >&-`).
         for descriptor in STDIN_FILENO...STDERR_FILENO where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
-            _ = open("/dev/null", O_RDWR)
+            _ = open("/dev/null", descriptor == STDOUT_FILENO ? O_RDONLY : O_RDWR)
         }
+        Output.checkPrintedOutputAtExit()
         let arguments = Array(CommandLine.arguments.dropFirst())
         let first = arguments.first
         if first == "--generate-completion-script" {

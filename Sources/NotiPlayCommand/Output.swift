@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+@preconcurrency import Glibc  // stdout, read once at exit (checkPrintedOutputAtExit)
 #elseif canImport(Musl)
 import Musl
 #endif
@@ -63,9 +63,17 @@ enum Output {
         return body()
     }
 
+    /// Writes `lines` to standard output, each escaped as `standardError` escapes its line: a
+    /// file name with a newline or ESC in it stays inside its line and cannot steer the terminal
+    /// (nor print a line of its own, such as "bell.wav: a valid notification sound").
+    static func standardOutput(lines: [String]) throws {
+        try standardOutput(lines.map { PrintableText.escaped($0) + "\n" }.joined())
+    }
+
     /// Writes `text` to standard output, all of it, or prints the one line that says why it
-    /// could not (a full disk, an I/O error) and fails: output that was lost must not exit 0.
-    /// (`print` would buffer it, and its errors go unseen.)
+    /// could not (a full disk, an I/O error, stdout closed) and fails: output that was lost must
+    /// not exit 0. (`print` would buffer it, and its errors go unseen.) The text is written as
+    /// it is: what comes from outside is escaped first (`standardOutput(lines:)`, JSON's quoting).
     static func standardOutput(_ text: String) throws {
         var text = text
         let failure: Int32? = text.withUTF8 { bytes in
@@ -79,8 +87,25 @@ enum Output {
             return nil
         }
         if let failure {
-            standardError("noti-play: cannot write the output: \(String(cString: strerror(failure)))")
+            standardError(cannotWriteOutput(failure))
             throw ExitCode.failure
+        }
+    }
+
+    private static func cannotWriteOutput(_ code: Int32) -> String {
+        "noti-play: cannot write the output: \(String(cString: strerror(code)))"
+    }
+
+    /// Makes what ArgumentParser prints (help, --version, completion scripts: through `print`,
+    /// which buffers and never reports) fail as `standardOutput` does: at exit, a stdout that
+    /// could not take it gives the one line and status 1 instead of 0.
+    static func checkPrintedOutputAtExit() {
+        atexit {
+            // A write that failed before (a line-buffered terminal) left only the error flag.
+            let flushFailure = fflush(stdout) == 0 ? nil : errno
+            guard flushFailure != nil || ferror(stdout) != 0 else { return }
+            Output.standardError(Output.cannotWriteOutput(flushFailure ?? EIO))
+            _exit(ExitCode.failure.rawValue)
         }
     }
 

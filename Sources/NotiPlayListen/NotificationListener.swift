@@ -16,8 +16,8 @@ import Glibc
 /// let signal = try listener.run(signals: signals)   // until SIGTERM or SIGINT
 /// ```
 ///
-/// One thread does everything but the sound: it waits in `poll` on the bus, the signals and the
-/// next ringtone deadline, so an idle listener never wakes. The sound is the player's, on its
+/// One thread does everything but the sound: it waits in `poll` on the bus, the signals, the
+/// next ringtone deadline and the log's next summary, so an idle listener never wakes. The sound is the player's, on its
 /// own threads; a notification starts it without waiting for anything.
 public final class NotificationListener {
     public struct Configuration: Sendable {
@@ -38,13 +38,10 @@ public final class NotificationListener {
     }
 
     private let configuration: Configuration
-    private let log: @Sendable (String) -> Void
+    private let log: ListenLog
     private var rules: ListenRules
     private var ringtones = Ringtones()
     private var open = OpenNotifications()
-    /// Malformed calls are logged once a second at most, with the count since the last line.
-    private var malformedSince = 0
-    private var malformedLoggedAt = -Double.infinity
     private var player: NotificationSoundPlayer
     private var monitor: BusConnection?
     private var client: BusConnection?
@@ -53,20 +50,22 @@ public final class NotificationListener {
 
     /// - Parameters:
     ///   - configuration: the rules and the device.
-    ///   - log: receives one line per event worth telling (from the listener's and the player's
-    ///     callback thread).
+    ///   - log: receives one line per event worth telling, from the listener's and the player's
+    ///     callback thread; it must not block (it would hold up the bus and the signals). The
+    ///     lines of each kind are rate-limited: a burst, then one a second, with the count of
+    ///     those held back (``LogRateLimit``); --verbose's are not.
     public init(configuration: Configuration, log: @escaping @Sendable (String) -> Void) {
         self.configuration = configuration
-        self.log = log
+        self.log = ListenLog(log)
         rules = ListenRules(settings: .init(always: configuration.always, interval: configuration.interval, burstLimit: configuration.burstLimit))
-        player = Self.makePlayer(configuration, log: log)
+        player = Self.makePlayer(configuration, log: self.log)
     }
 
     deinit { player.close() }
 
-    private static func makePlayer(_ configuration: Configuration, log: @Sendable (String) -> Void) -> NotificationSoundPlayer {
+    private static func makePlayer(_ configuration: Configuration, log: ListenLog) -> NotificationSoundPlayer {
         let player = NotificationSoundPlayer(configuration: .init(device: configuration.device))
-        for warning in player.configurationWarnings { log(warning) }
+        for warning in player.configurationWarnings { log(.session, warning) }
         return player
     }
 
@@ -95,9 +94,10 @@ public final class NotificationListener {
                 }
             }
         }
-        log("listening to notifications on the session bus")
+        log(.session, "listening to notifications on the session bus")
         while true {
-            var descriptors = [pollfd(fd: signalDescriptor, events: Int16(POLLIN), revents: 0)]
+            var descriptors = [pollfd(fd: signalDescriptor, events: Int16(POLLIN), revents: 0),
+                               pollfd(fd: log.wakeDescriptor, events: Int16(POLLIN), revents: 0)]
             for bus in [monitor, client].compactMap({ $0 }) {
                 descriptors.append(pollfd(fd: bus.descriptor, events: bus.pollEvents, revents: 0))
             }
@@ -106,6 +106,8 @@ public final class NotificationListener {
             if let signal = receivedSignal(signalDescriptor) {
                 if signal == SIGHUP { reload() } else {
                     player.close()
+                    // What the limit held back is told before listen ends.
+                    log.logDueSummaries(force: true)
                     return signal
                 }
             }
@@ -113,6 +115,7 @@ public final class NotificationListener {
             serveBus(at: now)
             stop(ringtones.expired(at: now))
             if let due = reconnectAt, due <= now { reconnect(cancel: signalDescriptor) }
+            log.logDueSummaries()
         }
     }
 
@@ -132,7 +135,7 @@ public final class NotificationListener {
         do {
             try connect(cancel: cancel)
             reconnectAt = nil
-            log("reconnected to the session bus")
+            log(.session, "reconnected to the session bus")
         } catch {
             reconnectAt = Self.now() + 1
         }
@@ -144,7 +147,7 @@ public final class NotificationListener {
             while let event = try monitor.next() { handle(event, at: now) }
             while let event = try client.next() { handle(event, at: now) }
         } catch {
-            log("\(error); reconnecting every second")
+            log(.session, "\(error); reconnecting every second")
             (self.monitor, self.client) = (nil, nil)
             rules.serverChanged()
             rules.swayncDoNotDisturb = false
@@ -157,12 +160,7 @@ public final class NotificationListener {
         case .notify(let notify):
             handle(notify, at: now)
         case .malformed(let sender, let member):
-            malformedSince += 1
-            if now - malformedLoggedAt >= 1 {
-                let more = malformedSince > 1 ? " (and \(malformedSince - 1) more since the last such line)" : ""
-                log("ignored a \(member) call from \(sender): its arguments are not the Desktop Notifications Specification's" + more)
-                (malformedSince, malformedLoggedAt) = (0, now)
-            }
+            log(.malformedCall, "ignored a \(member) call from \(sender): its arguments are not the Desktop Notifications Specification's")
         case .reply(let call, let id?):
             open.opened(id)
             ringtones.replied(call, id: id)
@@ -182,21 +180,21 @@ public final class NotificationListener {
                 client?.query(NB_QUERY_CAPABILITIES)
                 client?.query(NB_QUERY_DUNST_PAUSED)
             }
-            if configuration.verbose { log(present ? "a notification server started" : "the notification server stopped") }
+            if configuration.verbose { log.verbose(present ? "a notification server started" : "the notification server stopped") }
         case .swayncOwner(let present):
             rules.swayncDoNotDisturb = false
             if present { client?.query(NB_QUERY_SWAYNC_DND) }
         case .dunstPaused(let paused):
             rules.dunstPaused = paused
-            if configuration.verbose { log(paused ? "dunst paused: only critical sounds play" : "dunst resumed") }
+            if configuration.verbose { log.verbose(paused ? "dunst paused: only critical sounds play" : "dunst resumed") }
         case .swayncDoNotDisturb(let on):
             rules.swayncDoNotDisturb = on
-            if configuration.verbose { log(on ? "swaync's do not disturb is on: only critical sounds play" : "swaync's do not disturb is off") }
+            if configuration.verbose { log.verbose(on ? "swaync's do not disturb is on: only critical sounds play" : "swaync's do not disturb is off") }
         case .capabilities(let playsSound):
             let before = rules.serverPlaysSound
             rules.serverPlaysSound = playsSound ?? false
             if rules.serverPlaysSound != before || configuration.verbose, let playsSound {
-                log(playsSound
+                log(.server, playsSound
                     ? (configuration.always ? "the notification server plays sounds itself; --always: listen plays them too"
                                             : "the notification server plays sounds itself: listen stays quiet (--always overrides)")
                     : "the notification server plays no sounds: listen plays them")
@@ -215,22 +213,22 @@ public final class NotificationListener {
         }
         switch rules.decide(request, app: app, isUpdate: notify.replaces.map(open.contains) ?? false, at: now) {
         case .skip(let why):
-            if configuration.verbose { log("\(label): no sound: \(why)") }
+            if configuration.verbose { log.verbose("\(label): no sound: \(why)") }
         case .play:
             let verbose = configuration.verbose, log = self.log
-            if verbose { log("\(label): plays \(request.sound)") }
+            if verbose { log.verbose("\(label): plays \(request.sound)") }
             do {
                 let playback = try player.play(request) { report in
-                    for warning in report.warnings { log("\(label): \(warning)") }
+                    for warning in report.warnings { log(.sound, "\(label): \(warning)") }
                     switch report.result {
-                    case .failed(let error): log("\(label): no sound: \(error)")
-                    case .silenced(let why): if verbose { log("\(label): silenced: \(why)") }
-                    case let result: if verbose { log("\(label): \(result)") }
+                    case .failed(let error): log(.sound, "\(label): no sound: \(error)")
+                    case .silenced(let why): if verbose { log.verbose("\(label): silenced: \(why)") }
+                    case let result: if verbose { log.verbose("\(label): \(result)") }
                     }
                 }
                 if request.sound.isRingtone { stop(ringtones.started(playback, call: notify.call, at: now)) }
             } catch {
-                log("\(label): no sound: \(error)")
+                log(.sound, "\(label): no sound: \(error)")
             }
         }
     }
@@ -251,7 +249,7 @@ public final class NotificationListener {
         stop(ringtones.removeAll())
         player.close()
         player = Self.makePlayer(configuration, log: log)
-        log("reloaded \(SoundPolicy.configurationPath)")
+        log(.session, "reloaded \(SoundPolicy.configurationPath)")
     }
 
     private func stop(_ playbacks: [PlaybackID]) {
@@ -261,7 +259,7 @@ public final class NotificationListener {
     /// Milliseconds until the next thing that is due, -1 for none (an idle listener sleeps).
     private func pollTimeout() -> Int32 {
         let now = Self.now()
-        var due = [ringtones.nextDeadline, reconnectAt].compactMap { $0 }
+        var due = [ringtones.nextDeadline, reconnectAt, log.summaryDue].compactMap { $0 }
         for bus in [monitor, client].compactMap({ $0 }) {
             if let deadline = bus.deadline { due.append(Double(deadline) / 1e9) }
         }

@@ -56,6 +56,35 @@ import Testing
         #expect(abs(duration - Double(frames) / Double(reference.sampleRate)) < 1e-6)
     }
 
+    /// A sound of the freedesktop theme (Ogg Vorbis, read by libsndfile): its codec, rate,
+    /// channels, frames and duration, as libsndfile decodes it and as convert writes it out.
+    @Test func describesAThemeOggAsFullyAsConvertReadsIt() throws {
+        let path = "/usr/share/sounds/freedesktop/stereo/message-new-instant.oga"
+        let reference = try #require(LibSndFile.decode(path), "libsndfile reads \(path)")
+        let converted = folder.file("converted.wav")
+        try TestTools.runChecked(TestTools.notiPlay, ["convert", path, converted])
+        let written = try #require(LibSndFile.decode(converted))
+        #expect(written.frameCount == reference.frameCount && written.sampleRate == reference.sampleRate)
+
+        let result = try TestTools.run(TestTools.notiPlay, ["info", path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdoutText.split(separator: "\n").map(String.init)
+        #expect(lines.contains("Encoding:        Vorbis"), "\(lines)")
+        #expect(lines.contains("Sample rate:     \(reference.sampleRate) Hz"))
+        #expect(lines.contains("Channels:        \(reference.channelCount)"))
+        #expect(lines.contains("Frames:          \(reference.frameCount)"))
+        let seconds = Double(reference.frameCount) / Double(reference.sampleRate)
+        #expect(lines.contains { $0.hasPrefix("Duration:        ") && abs((Double($0.dropFirst(17).dropLast(2)) ?? 0) - seconds) < 0.0005 }, "\(lines)")
+
+        let json = try TestTools.run(TestTools.notiPlay, ["info", "--json", path])
+        let object = try #require((try JSONSerialization.jsonObject(with: Data(json.stdout)) as? [[String: Any]])?.first)
+        #expect(object["encodingDescription"] as? String == "Vorbis")
+        #expect(object["sampleRate"] as? Int == reference.sampleRate)
+        #expect(object["channels"] as? Int == reference.channelCount)
+        #expect(object["frames"] as? Int == reference.frameCount)
+        #expect(abs((object["duration"] as? Double ?? 0) - seconds) < 1e-6)
+    }
+
     @Test func aMissingFileIsOneLineAndStatusOne() throws {
         let result = try TestTools.run(TestTools.notiPlay, ["info", folder.file("nothing.caf")])
         #expect(result.status == 1)

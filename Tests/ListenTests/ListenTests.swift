@@ -246,6 +246,77 @@ import Testing
         #expect(!listener.logLines.contains { $0.hasPrefix("ghost:") }, "a call to another name played")
     }
 
+    /// A critical notification whose sound cannot play: each is a failure line (and, with
+    /// --verbose, a decision line), none of them rate-limited by the rules.
+    static let failingCritical = ListenRig.notifyCall(app: "flood", hints: [["urgency", "y", "2"], ["sound-file", "s", "/nonexistent/flood.wav"]])
+
+    /// stderr a pipe nobody reads, filled by a flood of failing critical notifications: SIGTERM
+    /// still ends listen, with its status 0. (Before, its threads blocked writing to the pipe
+    /// and the signal was never served: alive until SIGKILL.)
+    @Test func aFullStandardErrorKeepsNoSignalFromBeingServed() throws {
+        _ = try rig.startServer()
+        let standardError = try UnreadPipe(in: rig.folder)
+        let listener = try rig.startListener(["--interval", "0"], standardError: standardError)
+        try rig.busctl(300, Self.failingCritical)
+        listener.signal(SIGTERM)
+        // Far beyond what the exit takes; it only tells "exited" from "never exits".
+        try? waitUntil("listen to exit after SIGTERM", timeout: 10) { listener.poll() != nil }
+        #expect(listener.poll() == 0, "still running 10 s after SIGTERM, its stderr full")
+    }
+
+    /// The lines that a full stderr could not take are dropped, and once it is read again a
+    /// line says how many: every decision line of the flood was either shown or counted.
+    @Test func linesAFullStandardErrorDroppedAreCountedOnceItIsReadAgain() throws {
+        _ = try rig.startServer()
+        let standardError = try UnreadPipe(in: rig.folder)
+        let listener = try rig.startListener(["--interval", "0"], standardError: standardError)
+        let flood = 300
+        try rig.busctl(flood, Self.failingCritical)
+        func dropped() -> Int {
+            standardError.logLines.compactMap { line -> Int? in
+                guard line.hasPrefix("("), line.hasSuffix(" dropped: standard error was full)") else { return nil }
+                return Int(line.dropFirst().prefix { $0.isNumber })
+            }.reduce(0, +)
+        }
+        func shown() -> Int { standardError.logLines.filter { $0.hasPrefix("flood: plays /nonexistent/flood.wav") }.count }
+        try? waitUntil("the flood's lines to be shown or counted as dropped", timeout: 20) {
+            standardError.read()
+            return dropped() > 0 && shown() + dropped() >= flood
+        }
+        #expect(dropped() > 0, "no line said that lines were dropped: \(standardError.logLines.suffix(5))")
+        #expect(shown() < flood && shown() + dropped() >= flood, "shown \(shown()), dropped \(dropped())")
+        // And it still listens, and logs.
+        let lines = standardError.logLines.count
+        try rig.notifySend(["-a", "after"])
+        try waitUntil("the next notification's line", timeout: 10) {
+            standardError.read()
+            return standardError.logLines.dropFirst(lines).contains("after: finished")
+        }
+        listener.signal(SIGTERM)
+        #expect(listener.wait() == 0)
+    }
+
+    /// A flood of malformed calls is a few lines, and once it stops, one more line counts what
+    /// the limit held back: the lines and their "(and N more)" account for every call. (Before,
+    /// the count waited for the next malformed call, which may never come.)
+    @Test func theCountOfHeldBackMalformedCallsIsLoggedWhenTheFloodStops() throws {
+        _ = try rig.startServer()
+        let listener = try rig.startListener(["--interval", "0"])
+        let lines = listener.logLines.count
+        let calls = 20
+        try rig.busctl(calls, ["call", "--expect-reply=no", "org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+                               "org.freedesktop.Notifications", "Notify", "s", "not a notification"])
+        func accounted() -> Int {
+            listener.logLines.dropFirst(lines).filter { $0.hasPrefix("ignored a Notify call from ") }.map { line in
+                guard let more = line.range(of: "(and ") else { return 1 }
+                return 1 + (Int(line[more.upperBound...].prefix { $0.isNumber }) ?? 0)
+            }.reduce(0, +)
+        }
+        try? waitUntil("every malformed call to be logged or counted", timeout: 10) { accounted() >= calls }
+        #expect(accounted() == calls, "\(listener.logLines.dropFirst(lines))")
+        #expect(listener.logLines.dropFirst(lines).count < calls, "rate-limited: fewer lines than calls")
+    }
+
     @Test func aBusThatGoesAwayAndComesBackIsReconnected() throws {
         _ = try rig.startServer()
         let listener = try rig.startListener()

@@ -125,6 +125,36 @@ public final class ListenRig {
         return listener
     }
 
+    /// Starts `noti-play listen --verbose` with its stderr `standardError`, a pipe the test reads
+    /// only when it chooses, and waits (reading it) until it has heard the server's capabilities.
+    public func startListener(_ arguments: [String] = [], standardError: UnreadPipe) throws -> ChildProcess {
+        // The shell opens the FIFO as the listener's fd 2, then becomes the listener (same pid).
+        let listener = try spawn("/bin/sh", ["-c", "exec \"$0\" \"$@\" 2>\"$LISTEN_STDERR\"", TestTools.notiPlay, "listen", "--verbose"] + arguments,
+                                 environment: ["LISTEN_STDERR": standardError.path])
+        try waitUntil("the listener to start", timeout: 10) {
+            listener.poll() != nil || standardError.read().contains("the notification server plays")
+        }
+        guard listener.poll() == nil else { throw RigFailure("noti-play listen", standardError.text) }
+        return listener
+    }
+
+    /// Runs `busctl ARGUMENTS` `count` times, one call after the other, from one shell: faster
+    /// than a process of the test's per call, and nothing of the answer is needed
+    /// (`call --expect-reply=no`).
+    public func busctl(_ count: Int, _ arguments: [String]) throws {
+        let loop = "n=$1; shift; i=0; while [ $i -lt $n ]; do busctl \"$@\" || exit 1; i=$((i+1)); done"
+        let result = try TestTools.run("/bin/sh", ["-c", loop, "sh", String(count), "--address=" + address] + arguments, environment: environment)
+        guard result.status == 0 else { throw RigFailure("busctl \(arguments)", result.stderr) }
+    }
+
+    /// A Notify call through busctl, not waiting for the server's reply: `hints` are busctl's
+    /// a{sv} arguments after the count (`["urgency", "y", "2"]` is one hint).
+    public static func notifyCall(app: String, hints: [[String]]) -> [String] {
+        ["call", "--expect-reply=no", "org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+         "org.freedesktop.Notifications", "Notify", "susssasa{sv}i", app, "0", "", "summary", "body", "0", String(hints.count)]
+            + hints.joined() + ["5000"]
+    }
+
     /// Sends a notification with the real notify-send; returns the id the server gave it.
     @discardableResult
     public func notifySend(_ arguments: [String]) throws -> UInt32 {
@@ -141,6 +171,43 @@ public final class ListenRig {
         try TestTools.run("gdbus", ["call", "--session", "--dest", "org.freedesktop.Notifications", "--object-path",
                                     "/org/freedesktop/Notifications", "--method", "org.freedesktop.Notifications." + method] + arguments,
                           environment: environment)
+    }
+}
+
+/// A FIFO held open for reading and writing by the test, as a process's stderr: a pipe of one
+/// page (4 KiB, the least Linux gives) that nobody reads until `read()` is called, so that a
+/// few dozen lines fill it and the next write blocks.
+public final class UnreadPipe {
+    public let path: String
+    private let descriptor: Int32
+    /// Everything `read()` has read so far.
+    public private(set) var text = ""
+
+    public init(in folder: TemporaryDirectory, name: String = "stderr.fifo") throws {
+        path = folder.file(name)
+        guard mkfifo(path, 0o600) == 0 else { throw RigFailure("mkfifo \(path)", String(cString: strerror(errno))) }
+        // Read and write: the open never waits for a writer, and the pipe never reads as ended.
+        descriptor = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw RigFailure("open \(path)", String(cString: strerror(errno))) }
+        let setPipeSize: Int32 = 1031  // F_SETPIPE_SZ (Linux)
+        guard fcntl(descriptor, setPipeSize, 4096) >= 0 else { throw RigFailure("F_SETPIPE_SZ", String(cString: strerror(errno))) }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Reads what the pipe holds now (never waits); returns all that was read so far.
+    @discardableResult
+    public func read() -> String {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        var bytes: [UInt8] = []
+        while case let n = Foundation.read(descriptor, &chunk, chunk.count), n > 0 { bytes += chunk[0..<n] }
+        text += String(decoding: bytes, as: UTF8.self)
+        return text
+    }
+
+    /// The lines read so far, without the "noti-play listen: " prefix.
+    public var logLines: [String] {
+        text.split(separator: "\n").map { String($0.hasPrefix("noti-play listen: ") ? $0.dropFirst(18) : $0[...]) }
     }
 }
 

@@ -78,7 +78,10 @@ public final class FileByteSource: ByteSource {
         // The length was fixed when the file was opened: fewer bytes now means it was cut while
         // being read (a sound truncated while it plays), which must not pass for its end.
         guard filled == wanted else {
-            throw DecodingError(.io, "the file was cut while it was read (\(start + filled) of \(byteCount) bytes are left)")
+            // What the file holds now: cut below `start`, it holds less than this read reached.
+            var now = stat()
+            let left = fstat(file.descriptor, &now) == 0 ? Int(now.st_size) : start + filled
+            throw DecodingError(.io, "the file was cut while it was read (\(left) of \(byteCount) bytes are left)")
         }
         return body(UnsafeRawBufferPointer(rebasing: buffer[0..<filled]))
     }
