@@ -43,9 +43,12 @@ let package = Package(
         // daemons embed. libsndfile decodes theme sounds the pure-Swift decoder does not (Vorbis).
         // dladdr, for the bundled sounds beside the binary noti-play is linked into.
         .target(name: "CSystemSupport", linkerSettings: [.linkedLibrary("dl")]),
+        // A library loaded on first use rather than linked: dlopen once (thread-safe), one table
+        // of the functions called, a one-line reason when it cannot be used. The loaders below use it.
+        .target(name: "CLibraryLoader", linkerSettings: [.linkedLibrary("dl")]),
         // libsndfile, loaded on first use (theme sounds, foreign formats): not linked, so neither
         // it nor its seven codec libraries are loaded with noti-play. Its header only.
-        .target(name: "CSndFileLoader", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CSndFileLoader", dependencies: ["CLibraryLoader"]),
         .target(name: "NotiPlay", dependencies: ["NotiPlayDecoder", "NotiPlayOutput", "NotiPlayResampler", "CSndFileLoader", "CSystemSupport"]),
         // `noti-play listen`: the session bus through sd-bus, loaded on first use from
         // libsystemd.so.0 (so that playing a sound does not load it). Its header only
