@@ -49,7 +49,10 @@ let package = Package(
         // libsndfile, loaded on first use (theme sounds, foreign formats): not linked, so neither
         // it nor its seven codec libraries are loaded with noti-play. Its header only.
         .target(name: "CSndFileLoader", dependencies: ["CLibraryLoader"]),
-        .target(name: "NotiPlay", dependencies: ["NotiPlayDecoder", "NotiPlayOutput", "NotiPlayResampler", "CSndFileLoader", "CSystemSupport"]),
+        // Ogg FLAC theme sounds (libsndfile 1.2.0 refuses them), through libFLAC.so.12 loaded on
+        // first use. Its header only (libflac-dev).
+        .target(name: "COggFLAC", dependencies: ["CLibraryLoader"]),
+        .target(name: "NotiPlay", dependencies: ["NotiPlayDecoder", "NotiPlayOutput", "NotiPlayResampler", "CSndFileLoader", "COggFLAC", "CSystemSupport"]),
         // `noti-play listen`: the session bus through sd-bus, loaded on first use from
         // libsystemd.so.0 (so that playing a sound does not load it). Its header only
         // (libsystemd-dev).
