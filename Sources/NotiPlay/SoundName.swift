@@ -4,20 +4,38 @@ import NotiPlayOutput
 /// Checks a sound name from a notification before it comes near a file system path.
 ///
 /// A name is a file name, never a path: no `/`, no `..` or `.`, no NUL or control characters,
-/// not empty, at most 255 bytes (the longest file name Linux allows).
+/// not empty, at most 255 bytes (the longest file name Linux allows). The same rule keeps an app
+/// id and a theme name to one folder.
 public enum SoundName {
+    /// What a checked name names, for its message.
+    public enum Use: Sendable {
+        case soundName, appID, themeName
+
+        /// Why a `/` is refused, in the terms of what the name is for.
+        var notAPath: String {
+            switch self {
+            case .soundName: "a sound name is a file name, not a path"
+            case .appID: "an app id names one folder (noti-play/apps/ID/sounds), not a path"
+            case .themeName: "a theme name names one folder (sounds/NAME), not a path"
+            }
+        }
+    }
+
     public static func validate(_ name: String) throws(NotificationSoundError) {
-        let bytes = Array(name.utf8)
-        let problem: String?
-        if bytes.isEmpty { problem = "it is empty" }
-        else if bytes.count > 255 { problem = "it is longer than 255 bytes" }
-        else if bytes.contains(UInt8(ascii: "/")) { problem = "it contains '/': a sound name is a file name, not a path" }
-        else if name == "." || name == ".." { problem = "'\(name)' is not a file name" }
-        else if bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) { problem = "it contains NUL or control characters" }
-        else { problem = nil }
-        if let problem {
+        if let problem = problem(with: name, as: .soundName) {
             throw .invalidName(printable(name), problem)
         }
+    }
+
+    /// Why `name` cannot be used as one path component, or nil.
+    public static func problem(with name: String, as use: Use) -> String? {
+        let bytes = name.utf8
+        if bytes.isEmpty { return "it is empty" }
+        if bytes.count > 255 { return "it is longer than 255 bytes" }
+        if bytes.contains(UInt8(ascii: "/")) { return "it contains '/': \(use.notAPath)" }
+        if name == "." || name == ".." { return "'\(name)' is not a file name" }
+        if bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return "it contains NUL or control characters" }
+        return nil
     }
 
     /// The name for a message: its first 80 characters, escaped by the one rule for text from

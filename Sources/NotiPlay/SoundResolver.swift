@@ -84,7 +84,16 @@ public struct SoundResolver: Sendable {
     /// (`resolve(_:suppressSound:)`) fails instead, so that the caller hears of the mistake.
     public func resolve(_ request: NotificationRequest) throws(NotificationSoundError) -> ResolvedSound {
         var sound = request.sound
-        if case .themeName(let name) = sound.source, (try? locator.locate(name)) != nil { sound.source = .named(name) }
+        // A file of that name the sound folders refuse (a symlink) is said, if nothing plays.
+        var refused: NotificationSoundError?
+        if case .themeName(let name) = sound.source {
+            do throws(NotificationSoundError) {
+                _ = try locator.locate(name)
+                sound.source = .named(name)
+            } catch {
+                if case .unreadable = error { refused = error }
+            }
+        }
         do {
             return try resolve(sound, suppressSound: request.suppressSound)
         } catch .notFound(let name, let searched) where sound.source != .systemDefault {
@@ -93,6 +102,7 @@ public struct SoundResolver: Sendable {
             var resolved = try resolve(fallback, suppressSound: request.suppressSound)
             let why = NotificationSoundError.notFound(name, searched: searched).description + "; the default sound plays instead"
             resolved.warnings.insert(why, at: 0)
+            if let refused { resolved.warnings.insert(refused.description, at: 0) }
             return resolved
         }
     }
