@@ -50,6 +50,9 @@ public enum SoundName {
 public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidName(String, String)
     case notFound(String, searched: [String])
+    /// The theme lookup of the name did the most work one lookup may (``SoundTheme/Limits``)
+    /// without finding it: the name and why.
+    case themeLookupStopped(String, String)
     case unreadable(String, String)
     case invalidVolume(Float)
     /// The device would not open or configure, or stopped while playing.
@@ -66,6 +69,15 @@ public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConv
     case closed
     case attachment(String, String)
 
+    /// Whether the sound is not there (or was not found within a lookup's bounds): a
+    /// notification's sound then gives way to the default.
+    public var isNotFound: Bool {
+        switch self {
+        case .notFound, .themeLookupStopped: true
+        default: false
+        }
+    }
+
     /// One line: whatever a path or a device name holds, control characters are escaped.
     public var description: String { PrintableText.escaped(text) }
 
@@ -74,6 +86,7 @@ public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConv
         case .invalidName(let name, let why): "sound name '\(name)' is refused: \(why)"
         case .notFound(let name, let searched):
             "sound '\(name)' was not found in " + (searched.isEmpty ? "any sound folder" : searched.joined(separator: ", "))
+        case .themeLookupStopped(let name, let why): "sound '\(name)' was not found: \(why)"
         case .unreadable(let path, let why): "\(path): \(why)"
         case .invalidVolume(let volume): "volume \(volume) is outside 0.0 to 1.0"
         case .device(let error): error.description
