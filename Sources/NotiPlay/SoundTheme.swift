@@ -283,6 +283,9 @@ struct ThemeIndex: Sendable {
         func equals(_ range: Range<Int>, _ word: StaticString) -> Bool {
             range.count == word.utf8CodeUnitCount && memcmp(bytes.baseAddress! + range.lowerBound, word.utf8Start, range.count) == 0
         }
+        func equals(_ range: Range<Int>, _ word: String) -> Bool {
+            range.count == word.utf8.count && bytes[range].elementsEqual(word.utf8)
+        }
         /// The first `limit` non-empty items of a comma-separated value.
         func list(_ range: Range<Int>, limit: Int) -> [String] {
             var items: [String] = []
@@ -298,7 +301,8 @@ struct ThemeIndex: Sendable {
 
         var inSoundTheme = false
         var section = 0..<0
-        var profilesBySection: [String: String] = [:]
+        // Where each section's OutputProfile is; made text only for the directories kept.
+        var profileLines: [(section: Range<Int>, value: Range<Int>)] = []
         // A UTF-8 byte-order mark is skipped.
         var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         while start < bytes.count {
@@ -320,10 +324,13 @@ struct ThemeIndex: Sendable {
                     directories = list(value, limit: SoundTheme.Limits.directoriesPerTheme).filter(Self.staysInside)
                 }
             } else if equals(key, "OutputProfile") {
-                profilesBySection[text(section)] = text(value)
+                profileLines.append((section, value))
             }
         }
-        for directory in directories { profiles[directory] = profilesBySection[directory] }
+        for directory in directories {
+            // The last one, as a key given twice means its last value.
+            if let line = profileLines.last(where: { equals($0.section, directory) }) { profiles[directory] = text(line.value) }
+        }
     }
 
     /// The directories for `profile`, then those for any other profile as a last resort (the

@@ -122,6 +122,18 @@ import Testing
         #expect(cache.parses == 3)
     }
 
+    /// The stereo profile's directories first, whatever the order they are listed in; a
+    /// section's OutputProfile given twice counts as its last.
+    @Test func theOutputProfilesDirectoriesAreSearchedFirst() throws {
+        let base = folder.file("sounds")
+        let surround = try sandbox.tone("bell.wav", seconds: 0.05, in: base + "/mine/surround")
+        let stereo = try sandbox.tone("bell.wav", seconds: 0.05, in: base + "/mine/stereo")
+        let sections = "[surround]\nOutputProfile=stereo\nOutputProfile=5.1\n[stereo]\nOutputProfile=5.1\nOutputProfile=stereo\n"
+        try "[Sound Theme]\nName=Mine\nDirectories=surround, stereo\n\n\(sections)"
+            .write(toFile: base + "/mine/index.theme", atomically: true, encoding: .utf8)
+        #expect(theme("mine", base: base, cache: ThemeIndexCache()).lookup("bell").match == .file(stereo), "not \(surround)")
+    }
+
     /// An index's directories stay inside its theme, however it spells them.
     @Test func anIndexDirectoryThatLeavesTheThemeIsIgnored() throws {
         let base = folder.file("sounds")
