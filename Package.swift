@@ -43,10 +43,16 @@ let package = Package(
         // daemons embed. libsndfile decodes theme sounds the pure-Swift decoder does not (Vorbis).
         // dladdr, for the bundled sounds beside the binary noti-play is linked into.
         .target(name: "CSystemSupport", linkerSettings: [.linkedLibrary("dl")]),
+        // A library loaded on first use rather than linked: dlopen once (thread-safe), one table
+        // of the functions called, a one-line reason when it cannot be used. The loaders below use it.
+        .target(name: "CLibraryLoader", linkerSettings: [.linkedLibrary("dl")]),
         // libsndfile, loaded on first use (theme sounds, foreign formats): not linked, so neither
         // it nor its seven codec libraries are loaded with noti-play. Its header only.
-        .target(name: "CSndFileLoader", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "NotiPlay", dependencies: ["NotiPlayDecoder", "NotiPlayOutput", "NotiPlayResampler", "CSndFileLoader", "CSystemSupport"]),
+        .target(name: "CSndFileLoader", dependencies: ["CLibraryLoader"]),
+        // Ogg FLAC theme sounds (libsndfile 1.2.0 refuses them), through libFLAC.so.12 loaded on
+        // first use. Its header only (libflac-dev).
+        .target(name: "COggFLAC", dependencies: ["CLibraryLoader"]),
+        .target(name: "NotiPlay", dependencies: ["NotiPlayDecoder", "NotiPlayOutput", "NotiPlayResampler", "CSndFileLoader", "COggFLAC", "CSystemSupport"]),
         // `noti-play listen`: the session bus through sd-bus, loaded on first use from
         // libsystemd.so.0 (so that playing a sound does not load it). Its header only
         // (libsystemd-dev).

@@ -8,6 +8,7 @@ packages=(
     libasound2-dev       # ALSA: the output (system library target CALSA)
     libpulse-dev         # libpulse's header: the command plays a PulseAudio server directly (libpulse.so.0, loaded when it does)
     libsndfile1-dev      # reference decoder in the tests (system library target CSndFile)
+    libflac-dev          # libFLAC's header: Ogg FLAC theme sounds are decoded by libFLAC.so.12, loaded when one plays (COggFLAC)
     libsoxr-dev          # reference resampler in the tests (CSoxr) and a contender in Benchmarks/ (CSoxrBench)
     libspeexdsp-dev      # speexdsp's resampler (PulseAudio's), a contender in Benchmarks/ (CSpeexDSPBench)
     sndfile-programs     # sndfile-info: another reader of chunk headers, for the tests

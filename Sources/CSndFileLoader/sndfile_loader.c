@@ -1,7 +1,5 @@
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stddef.h>
+#include "library_loader.h"
 #include "sndfile_loader.h"
 
 static struct {
@@ -11,32 +9,19 @@ static struct {
     sf_count_t (*seek)(SNDFILE *, sf_count_t, int);
     int (*command)(SNDFILE *, int, void *, int);
 } api;
-static const char *failure;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-/* dlsym's object pointer as a function pointer, the way POSIX allows it. */
-#define RESOLVE(library, field, symbol) (*(void **)(&api.field) = dlsym(library, symbol))
+static const noti_symbol symbols[] = {
+    { "sf_open_fd", (void **)&api.open_fd },
+    { "sf_close", (void **)&api.close },
+    { "sf_readf_float", (void **)&api.readf_float },
+    { "sf_seek", (void **)&api.seek },
+    { "sf_command", (void **)&api.command },
+    { NULL, NULL },
+};
 
-static void load(void) {
-    /* RTLD_LOCAL: its symbols stay out of the host's namespace. Never closed: noti-play may
-     * decode with it at any time, and unloading codec libraries is a known source of crashes. */
-    void *library = dlopen("libsndfile.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-        failure = "libsndfile (libsndfile.so.1) is not installed";
-        return;
-    }
-    if (!RESOLVE(library, open_fd, "sf_open_fd") || !RESOLVE(library, close, "sf_close")
-        || !RESOLVE(library, readf_float, "sf_readf_float") || !RESOLVE(library, seek, "sf_seek")
-        || !RESOLVE(library, command, "sf_command")) {
-        failure = "libsndfile.so.1 lacks a function noti-play needs";
-    }
-}
+static noti_library libsndfile = NOTI_LIBRARY("libsndfile.so.1", "libsndfile (libsndfile.so.1) is not installed", symbols);
 
-const char *noti_sndfile_load(void) {
-    /* Fails only for an invalid once-control, which this static one is not. */
-    pthread_once(&once, load);
-    return failure;
-}
+const char *noti_sndfile_load(void) { return noti_library_load(&libsndfile); }
 
 SNDFILE *noti_sf_open_fd(int fd, int mode, SF_INFO *info, int close_desc) { return api.open_fd(fd, mode, info, close_desc); }
 int noti_sf_close(SNDFILE *file) { return api.close(file); }

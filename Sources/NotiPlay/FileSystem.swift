@@ -47,6 +47,11 @@ enum FileSystem {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
     static func exists(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0

@@ -135,16 +135,16 @@ final class SoundCache: Sendable {
         let source = try SoundSources.open(file, loops: loops, recordingLimit: limit / MemoryLayout<Float>.size) { [self] sound in
             remember(identity) { $0.decoded = sound; $0.layout = layout.withLock { $0 } }
         }
-        let named = (source as? RecordingDecoderSource)?.channelLayout ?? (source as? LibSndFileSource)?.channelLayout
+        let named = (source as? RecordingDecoderSource)?.channelLayout ?? (source as? any ForeignFrameSource)?.channelLayout
         layout.withLock { $0 = named }
         state.withLock { $0.figures.fileOpens += 1 }
-        // libsndfile's decode is recorded here (the pure-Swift decoder records its own): a
+        // libsndfile's or libFLAC's decode is recorded here (the pure-Swift decoder records its own): a
         // theme's Ogg or FLAC, played at the stream's rate, is not decoded again either. Only
         // if it ends at the length libsndfile stated (see ``RecordingSource/endedShort``).
         var played = source
-        if let libsndfile = source as? LibSndFileSource, !loops {
+        if let foreign = source as? any ForeignFrameSource, !loops {
             let formats = file.formats
-            played = RecordingSource(source, limit: limit / MemoryLayout<Float>.size, statedFrames: libsndfile.frameCount) { [self] sound in
+            played = RecordingSource(source, limit: limit / MemoryLayout<Float>.size, statedFrames: foreign.frameCount) { [self] sound in
                 remember(identity) { $0.decoded = sound; $0.layout = named; $0.readByLibsndfileAs = formats }
             }
         }

@@ -43,7 +43,7 @@ public struct SoundCheck: Sendable {
             // is still not a notification sound (a name from a notification would be refused).
             if let foreign = try? SoundSources.foreignDescription(of: SoundFile(file, formats: .anyReadable), declined: error) {
                 return SoundCheck(description: nil, fileBytes: bytes, problems: problems + [
-                    "it is \(foreign.container), \(foreign.encoding) (played from a path through libsndfile); a notification sound is WAV, AIFF/AIFC or CAF",
+                    "it is \(foreign.container), \(foreign.encoding) (played from a path through \(foreign.reader)); a notification sound is WAV, AIFF/AIFC or CAF",
                 ])
             }
             return SoundCheck(description: nil, fileBytes: bytes, problems: problems + [error.message])

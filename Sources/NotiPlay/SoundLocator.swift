@@ -67,26 +67,40 @@ public struct SoundLocator: Sendable {
 
     /// Why `appID` cannot name a folder, or nil: it is used as one path component.
     public static func appIDProblem(_ appID: String) -> String? {
-        do throws(NotificationSoundError) {
-            try SoundName.validate(appID)
-            return nil
-        } catch {
-            if case .invalidName(_, let why) = error { return why }
-            return error.description
-        }
+        SoundName.problem(with: appID, as: .appID)
     }
 
     /// The file for `name` in the first folder that holds it as a regular file, opened. Throws
-    /// for a name that is not a plain file name, and when no folder holds it.
+    /// for a name that is not a plain file name; when no folder holds it, why the first folder
+    /// that has something of that name refused it, else that it was not found.
     public func locate(_ name: String) throws(NotificationSoundError) -> RegularFile {
         try SoundName.validate(name)
+        var refused: NotificationSoundError?
         for folder in folders {
             let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
             guard directory >= 0 else { continue }
             defer { close(directory) }
-            // A symlink, FIFO or folder under that name is skipped like a missing file.
-            if let file = try? RegularFile(path: Array(name.utf8), in: directory, links: .refuse) { return file }
+            do {
+                return try RegularFile(path: Array(name.utf8), in: directory, links: .refuse)
+            } catch {
+                // A symlink, FIFO or folder under that name is skipped, as a missing file is,
+                // for the folders after it; but it is not "not found".
+                if refused == nil, let why = Self.refusal(of: name, in: directory, error) {
+                    refused = .unreadable(folder.appendingPath(name), why)
+                }
+            }
         }
-        throw .notFound(SoundName.printable(name), searched: folders)
+        throw refused ?? .notFound(SoundName.printable(name), searched: folders)
+    }
+
+    /// Why the entry `name` of `directory` was not opened as a sound (`error`, in words), or nil
+    /// when there is no such entry.
+    private static func refusal(of name: String, in directory: Int32, _ error: DecodingError) -> String? {
+        var info = stat()
+        guard fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+        if (info.st_mode & S_IFMT) == S_IFLNK {
+            return "is a symbolic link, refused: a sound name is opened in its folder without following links (O_NOFOLLOW), so that it cannot lead out of the folder"
+        }
+        return error.message
     }
 }

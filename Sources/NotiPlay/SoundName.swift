@@ -4,20 +4,38 @@ import NotiPlayOutput
 /// Checks a sound name from a notification before it comes near a file system path.
 ///
 /// A name is a file name, never a path: no `/`, no `..` or `.`, no NUL or control characters,
-/// not empty, at most 255 bytes (the longest file name Linux allows).
+/// not empty, at most 255 bytes (the longest file name Linux allows). The same rule keeps an app
+/// id and a theme name to one folder.
 public enum SoundName {
+    /// What a checked name names, for its message.
+    public enum Use: Sendable {
+        case soundName, appID, themeName
+
+        /// Why a `/` is refused, in the terms of what the name is for.
+        var notAPath: String {
+            switch self {
+            case .soundName: "a sound name is a file name, not a path"
+            case .appID: "an app id names one folder (noti-play/apps/ID/sounds), not a path"
+            case .themeName: "a theme name names one folder (sounds/NAME), not a path"
+            }
+        }
+    }
+
     public static func validate(_ name: String) throws(NotificationSoundError) {
-        let bytes = Array(name.utf8)
-        let problem: String?
-        if bytes.isEmpty { problem = "it is empty" }
-        else if bytes.count > 255 { problem = "it is longer than 255 bytes" }
-        else if bytes.contains(UInt8(ascii: "/")) { problem = "it contains '/': a sound name is a file name, not a path" }
-        else if name == "." || name == ".." { problem = "'\(name)' is not a file name" }
-        else if bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) { problem = "it contains NUL or control characters" }
-        else { problem = nil }
-        if let problem {
+        if let problem = problem(with: name, as: .soundName) {
             throw .invalidName(printable(name), problem)
         }
+    }
+
+    /// Why `name` cannot be used as one path component, or nil.
+    public static func problem(with name: String, as use: Use) -> String? {
+        let bytes = name.utf8
+        if bytes.isEmpty { return "it is empty" }
+        if bytes.count > 255 { return "it is longer than 255 bytes" }
+        if bytes.contains(UInt8(ascii: "/")) { return "it contains '/': \(use.notAPath)" }
+        if name == "." || name == ".." { return "'\(name)' is not a file name" }
+        if bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return "it contains NUL or control characters" }
+        return nil
     }
 
     /// The name for a message: its first 80 characters, escaped by the one rule for text from
@@ -32,6 +50,9 @@ public enum SoundName {
 public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidName(String, String)
     case notFound(String, searched: [String])
+    /// The theme lookup of the name did the most work one lookup may (``SoundTheme/Limits``)
+    /// without finding it: the name and why.
+    case themeLookupStopped(String, String)
     case unreadable(String, String)
     case invalidVolume(Float)
     /// The device would not open or configure, or stopped while playing.
@@ -48,6 +69,15 @@ public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConv
     case closed
     case attachment(String, String)
 
+    /// Whether the sound is not there (or was not found within a lookup's bounds): a
+    /// notification's sound then gives way to the default.
+    public var isNotFound: Bool {
+        switch self {
+        case .notFound, .themeLookupStopped: true
+        default: false
+        }
+    }
+
     /// One line: whatever a path or a device name holds, control characters are escaped.
     public var description: String { PrintableText.escaped(text) }
 
@@ -56,6 +86,7 @@ public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConv
         case .invalidName(let name, let why): "sound name '\(name)' is refused: \(why)"
         case .notFound(let name, let searched):
             "sound '\(name)' was not found in " + (searched.isEmpty ? "any sound folder" : searched.joined(separator: ", "))
+        case .themeLookupStopped(let name, let why): "sound '\(name)' was not found: \(why)"
         case .unreadable(let path, let why): "\(path): \(why)"
         case .invalidVolume(let volume): "volume \(volume) is outside 0.0 to 1.0"
         case .device(let error): error.description

@@ -53,10 +53,13 @@ public struct SoundResolver: Sendable {
             file = SoundFile(try locator.locate(name), formats: .notificationSound)
         case .themeName(let name):
             let theme = SoundTheme(name: policy.theme)
-            switch theme.lookup(name) {
+            let answer = theme.lookup(name)
+            switch answer.match {
             case .file(let path)?: file = SoundFile(try Self.open(SoundPath(path)), formats: .themeSound)
             case .disabled?: return ResolvedSound(action: .silent("the sound theme switches '\(name)' off"))
-            case nil: throw .notFound(SoundName.printable(name), searched: theme.baseFolders)
+            case nil:
+                if let stopped = answer.stopped { throw .themeLookupStopped(SoundName.printable(name), stopped) }
+                throw .notFound(SoundName.printable(name), searched: theme.baseFolders)
             }
         case .file(let path):
             file = SoundFile(try Self.open(path), formats: .anyReadable)
@@ -84,15 +87,24 @@ public struct SoundResolver: Sendable {
     /// (`resolve(_:suppressSound:)`) fails instead, so that the caller hears of the mistake.
     public func resolve(_ request: NotificationRequest) throws(NotificationSoundError) -> ResolvedSound {
         var sound = request.sound
-        if case .themeName(let name) = sound.source, (try? locator.locate(name)) != nil { sound.source = .named(name) }
+        // A file of that name the sound folders refuse (a symlink) is said, if nothing plays.
+        var refused: NotificationSoundError?
+        if case .themeName(let name) = sound.source {
+            do throws(NotificationSoundError) {
+                _ = try locator.locate(name)
+                sound.source = .named(name)
+            } catch {
+                if case .unreadable = error { refused = error }
+            }
+        }
         do {
             return try resolve(sound, suppressSound: request.suppressSound)
-        } catch .notFound(let name, let searched) where sound.source != .systemDefault {
+        } catch where error.isNotFound && sound.source != .systemDefault {
             var fallback = NotificationSound.default
             (fallback.isCritical, fallback.isRingtone, fallback.criticalVolume) = (sound.isCritical, sound.isRingtone, sound.criticalVolume)
             var resolved = try resolve(fallback, suppressSound: request.suppressSound)
-            let why = NotificationSoundError.notFound(name, searched: searched).description + "; the default sound plays instead"
-            resolved.warnings.insert(why, at: 0)
+            resolved.warnings.insert(error.description + "; the default sound plays instead", at: 0)
+            if let refused { resolved.warnings.insert(refused.description, at: 0) }
             return resolved
         }
     }

@@ -10,7 +10,8 @@ public enum SoundFormats: Sendable, Equatable {
     /// The formats a notification sound may have: WAV, AIFF/AIFC and CAF with Linear PCM, IMA
     /// ADPCM, µ-law or A-law, decoded in Swift. For names from notifications (untrusted).
     case notificationSound
-    /// Those, plus the Ogg Vorbis/Opus and FLAC files of the freedesktop sound theme (libsndfile).
+    /// Those, plus the Ogg Vorbis/Opus and FLAC files of the freedesktop sound theme (libsndfile;
+    /// FLAC in Ogg through libFLAC).
     case themeSound
     /// Whatever libsndfile reads too: a path the user gave (command line, configuration).
     case anyReadable
@@ -31,7 +32,8 @@ public struct SoundFile: Sendable, Equatable {
 }
 
 /// Opens a sound file for playing: the pure-Swift decoder for WAV, AIFF/AIFC and CAF, and
-/// libsndfile for what it does not cover, where the file's ``SoundFormats`` allow it.
+/// libsndfile (libFLAC for Ogg FLAC) for what it does not cover, where the file's
+/// ``SoundFormats`` allow it.
 public enum SoundSources {
     /// `onDecoded`, if given, receives the whole decoded sound once it has been read to its end
     /// (pure-Swift formats only, at most `recordingLimit` samples), for a cache.
@@ -43,7 +45,7 @@ public enum SoundSources {
             let decoder = try SoundDecoder(file: sound.file)
             return RecordingDecoderSource(decoder, loops: loops, recordingLimit: recordingLimit, onComplete: onDecoded)
         } catch {
-            return try LibSndFileSource(sound, loops: loops, declined: error)
+            return try foreignSource(sound, loops: loops, declined: error)
         }
     }
 
@@ -52,15 +54,42 @@ public enum SoundSources {
         do {
             return try SoundDecoder(file: sound.file).description.duration
         } catch {
-            let file = try LibSndFileSource(sound, loops: false, declined: error)
+            let file = try foreignSource(sound, loops: false, declined: error)
             return Double(file.frameCount) / file.sampleRate
         }
     }
+
+    /// The reader for a file the pure-Swift decoder `declined`, if the file's formats allow one:
+    /// libFLAC for FLAC in Ogg (libsndfile 1.2.0 refuses it), libsndfile for the rest.
+    static func foreignSource(_ sound: SoundFile, loops: Bool, declined: DecodingError) throws(NotificationSoundError) -> any ForeignFrameSource {
+        let allowed = switch sound.formats {
+        case .notificationSound: false
+        case .themeSound: declined.kind == .unknownContainer
+        case .anyReadable: declined.kind == .unknownContainer || declined.kind == .unsupported
+        }
+        guard allowed else {
+            let why = declined.kind == .unknownContainer
+                ? "\(declined.message) (a notification sound is WAV, AIFF/AIFC or CAF)" : declined.message
+            throw .unreadable(sound.path, why)
+        }
+        if OggFLACSource.holdsOggFLAC(sound.file) { return try OggFLACSource(sound, loops: loops) }
+        return try LibSndFileSource(sound, loops: loops, declined: declined)
+    }
+}
+
+/// A sound read by a library rather than noti-play's decoder (libsndfile, libFLAC).
+protocol ForeignFrameSource: FrameSource {
+    /// The frames the file states it holds; reading stops there.
+    var frameCount: Int { get }
+    /// The speakers of its channels, where the file or its format names them.
+    var channelLayout: ChannelLayout? { get }
+    /// What `info` and `check` say of it.
+    var foreignDescription: ForeignSoundDescription { get }
 }
 
 /// A file read through libsndfile: the fallback for formats the pure-Swift decoder does not
 /// decode. Never used for the four codecs in the three containers.
-final class LibSndFileSource: FrameSource {
+final class LibSndFileSource: ForeignFrameSource {
     private let file: OpaquePointer
     let sampleRate: Double
     let channelCount: Int
@@ -72,19 +101,10 @@ final class LibSndFileSource: FrameSource {
     let channelLayout: ChannelLayout?
     private let loops: Bool
 
-    /// Opens `sound` through libsndfile, on a duplicate of its descriptor (never its path), if
-    /// its formats allow what the pure-Swift decoder `declined`.
+    /// Opens `sound` through libsndfile, on a duplicate of its descriptor (never its path), for
+    /// what the pure-Swift decoder `declined` (``SoundSources/foreignSource(_:loops:declined:)``
+    /// checks that its formats allow it).
     init(_ sound: SoundFile, loops: Bool, declined: DecodingError) throws(NotificationSoundError) {
-        let fallbackAllowed = switch sound.formats {
-        case .notificationSound: false
-        case .themeSound: declined.kind == .unknownContainer
-        case .anyReadable: declined.kind == .unknownContainer || declined.kind == .unsupported
-        }
-        guard fallbackAllowed else {
-            let why = declined.kind == .unknownContainer
-                ? "\(declined.message) (a notification sound is WAV, AIFF/AIFC or CAF)" : declined.message
-            throw .unreadable(sound.path, why)
-        }
         if let missing = noti_sndfile_load() {
             throw .unreadable(sound.path, "\(declined.message), and \(String(cString: missing))")
         }
@@ -134,7 +154,8 @@ final class LibSndFileSource: FrameSource {
     }
 }
 
-/// What libsndfile says of a file the pure-Swift decoder declined, for `info` and `check`.
+/// What libsndfile (or libFLAC) says of a file the pure-Swift decoder declined, for `info` and
+/// `check`.
 public struct ForeignSoundDescription: Sendable, Equatable {
     /// libsndfile's names: "FLAC (Free Lossless Audio Codec)", "Signed 16 bit PCM".
     public var container: String
@@ -142,6 +163,8 @@ public struct ForeignSoundDescription: Sendable, Equatable {
     public var sampleRate: Int
     public var channelCount: Int
     public var frameCount: Int
+    /// The library that reads it: "libsndfile", or "libFLAC" for FLAC in Ogg.
+    public var reader: String
     public var duration: Double { Double(frameCount) / Double(sampleRate) }
 }
 
@@ -149,15 +172,17 @@ extension SoundSources {
     /// Describes a file only libsndfile reads, if its formats allow libsndfile (see
     /// ``SoundFormats``); throws the same one-line refusal playing it would.
     public static func foreignDescription(of sound: SoundFile, declined: DecodingError) throws(NotificationSoundError) -> ForeignSoundDescription {
-        let source = try LibSndFileSource(sound, loops: false, declined: declined)
-        return ForeignSoundDescription(
-            container: source.formatName(mask: Int32(SF_FORMAT_TYPEMASK)),
-            encoding: source.formatName(mask: Int32(SF_FORMAT_SUBMASK)),
-            sampleRate: Int(source.sampleRate), channelCount: source.channelCount, frameCount: source.frameCount)
+        try foreignSource(sound, loops: false, declined: declined).foreignDescription
     }
 }
 
 extension LibSndFileSource {
+    var foreignDescription: ForeignSoundDescription {
+        ForeignSoundDescription(
+            container: formatName(mask: Int32(SF_FORMAT_TYPEMASK)), encoding: formatName(mask: Int32(SF_FORMAT_SUBMASK)),
+            sampleRate: Int(sampleRate), channelCount: channelCount, frameCount: frameCount, reader: "libsndfile")
+    }
+
     /// See ``channelLayout``.
     fileprivate static func channelLayout(of file: OpaquePointer, format: Int32, channelCount: Int) -> ChannelLayout? {
         var map = [Int32](repeating: 0, count: channelCount)

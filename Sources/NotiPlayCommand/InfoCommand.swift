@@ -84,7 +84,7 @@ struct InfoCommand: ParsableCommand {
 
     /// A file only libsndfile reads: what it says, and that a notification may not name it.
     static func lines(path: String, _ d: ForeignSoundDescription) -> [String] {
-        [("File", path), ("Container", "\(d.container) (read by libsndfile)"), ("Encoding", d.encoding),
+        [("File", path), ("Container", "\(d.container) (read by \(d.reader))"), ("Encoding", d.encoding),
          ("Sample rate", "\(d.sampleRate) Hz"), ("Channels", String(d.channelCount)), ("Frames", String(d.frameCount)),
          ("Duration", "\(d.duration.fixed(3)) s"), ("Note", Self.foreignNote)]
             .map { label, value in (label + ":").padding(toLength: 17) + value }
@@ -92,7 +92,7 @@ struct InfoCommand: ParsableCommand {
 
     static func json(path: String, _ d: ForeignSoundDescription) -> String {
         let fields: [(String, String)] = [
-            ("file", path.jsonQuoted), ("container", d.container.jsonQuoted), ("readBy", "libsndfile".jsonQuoted),
+            ("file", path.jsonQuoted), ("container", d.container.jsonQuoted), ("readBy", d.reader.jsonQuoted),
             ("encodingDescription", d.encoding.jsonQuoted), ("sampleRate", String(d.sampleRate)),
             ("channels", String(d.channelCount)), ("frames", String(d.frameCount)), ("duration", d.duration.fixed(6)),
             ("notes", "[" + Self.foreignNote.jsonQuoted + "]"),

@@ -124,7 +124,7 @@ struct PlayOptions: ParsableArguments {
         }
         if seconds != nil && !ringtone { throw ValidationError("--for goes with --ringtone") }
         if let appID, let problem = SoundLocator.appIDProblem(appID) {
-            throw ValidationError("--app-id '\(appID)' cannot be used: \(problem)")
+            throw ValidationError("--app-id '\(PrintableText.escaped(appID))' cannot be used: \(problem)")
         }
     }
 
