@@ -2,7 +2,7 @@
 import PackageDescription
 
 // libFuzzer targets for the decoder and the encoder. A package of its own, so that a normal
-// `swift build` of noti-play never compiles them; scripts/fuzz.sh builds them with
+// `swift build` of noti-play never compiles them; scripts/fuzz/fuzz.sh builds them with
 // `--sanitize=fuzzer --sanitize=address` and runs one.
 let package = Package(
     name: "noti-play-fuzz",

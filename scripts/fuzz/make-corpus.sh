@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Writes the fuzz targets' seed corpora: small valid files (0.01 s at 8 kHz, a few hundred
 # bytes each) in every container and encoding, made by ffmpeg, sox and noti-play's own
-# `convert`, into Tests/Fuzz/Corpus/{WAV,AIFF,CAF,RoundTrip}. The result is committed; run this
-# again only to change the seeds.
+# `convert`, into Tests/Fuzz/Corpus/{WAV,AIFF,CAF,RoundTrip}. The result is committed; run
+# this again only to change the seeds. It replaces the named seeds only: what scripts/fuzz/long.sh
+# grew there (files named by their SHA-1) stays.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 swift build --product noti-play >/dev/null
 noti=.build/debug/noti-play
 out=Tests/Fuzz/Corpus
-rm -rf "$out"
 mkdir -p "$out"/{WAV,AIFF,CAF,RoundTrip}
+find "$out"/{WAV,AIFF,CAF,RoundTrip} -type f -regextype egrep ! -regex '.*/[0-9a-f]{40}' -delete
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
