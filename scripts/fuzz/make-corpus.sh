@@ -97,6 +97,39 @@ for name in ["WAV/ffmpeg-mono-s16.wav", "WAV/sox-mono-ima.wav", "AIFF/ffmpeg-mon
     folder, file = name.split("/")
     open(f"{out}/{folder}/zero-padded-{file}", "wb").write(open(f"{out}/{name}", "rb").read() + bytes(4096))
 PY
+# 24-bit samples in 4-byte words (issue 23), from ffmpeg's 24-bit seeds: the low three bytes
+# with the top byte the sign (arecord -f S24_LE) or zero (hound), the top three with the low
+# byte zero (WAVE_FORMAT_EXTENSIBLE), under a plain and an EXTENSIBLE header, and big-endian.
+python3 - "$out" <<'PY'
+import struct, sys
+out = sys.argv[1]
+
+def samples24(b):
+    """The 24-bit samples of one of ffmpeg's pcm_s24le seeds, and its channel count."""
+    o, channels = 12, None
+    while o + 8 <= len(b):
+        size = struct.unpack("<I", b[o + 4:o + 8])[0]
+        if b[o:o + 4] == b"fmt ":
+            channels = struct.unpack("<H", b[o + 10:o + 12])[0]
+        if b[o:o + 4] == b"data":
+            data = b[o + 8:o + 8 + size]
+            return [int.from_bytes(data[i:i + 3], "little", signed=True) for i in range(0, len(data) - 2, 3)], channels
+        o += 8 + size + (size & 1)
+
+for tag in ("base", "mono"):
+    values, channels = samples24(open(f"{out}/WAV/ffmpeg-{tag}-s24.wav", "rb").read())
+    for layout, header, order in [("low-sign", "plain", "RIFF"), ("low-zero", "plain", "RIFF"), ("high", "extensible", "RIFF"),
+                                  ("low-zero", "extensible", "RIFF"), ("low-sign", "plain", "RIFX")]:
+        e = ">" if order == "RIFX" else "<"
+        word = {"high": lambda v: (v << 8) & 0xFFFFFFFF, "low-sign": lambda v: v & 0xFFFFFFFF, "low-zero": lambda v: v & 0xFFFFFF}[layout]
+        words = b"".join(struct.pack(e + "I", word(v)) for v in values)
+        block = 4 * channels
+        fmt = struct.pack(e + "HHIIHH", 1 if header == "plain" else 0xFFFE, channels, 8000, 8000 * block, block, 24 if header == "plain" else 32)
+        if header == "extensible":
+            fmt += struct.pack(e + "HHIIHH", 22, 24, 3 if channels == 2 else 4, 1, 0, 0x10) + bytes.fromhex("800000aa00389b71")
+        body = b"WAVE" + b"fmt " + struct.pack(e + "I", len(fmt)) + fmt + b"data" + struct.pack(e + "I", len(words)) + words
+        open(f"{out}/WAV/python-{tag}-24in32-{layout}-{header}-{order}.wav", "wb").write(order.encode() + struct.pack(e + "I", len(body)) + body)
+PY
 # The round-trip target reads a form selector byte and 16-bit samples.
 python3 - "$out/RoundTrip" <<'PY'
 import math, struct, sys
