@@ -95,6 +95,7 @@ enum WAV {
         guard let data else { throw walker.missing("'data'", in: "WAV") }
         var description = try describe(format, container: container, bigEndian: bigEndian, data: data, factFrames: factFrames)
         description.isTruncated = description.isTruncated || truncated
+        if let note = walker.unpaddedNote { description.notes.append(note) }
         // 24 bits in 4-byte words: the header says only that; where in the word is in the samples.
         if case .linearPCM(var pcm) = description.encoding, let convention = pcm.alignment24 {
             let (alignment, evidence) = try Word24.decide(
