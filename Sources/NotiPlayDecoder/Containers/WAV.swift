@@ -136,8 +136,11 @@ enum WAV {
             let valid = try r.uint16(bigEndian: bigEndian)
             validBits = valid
             channelMask = try r.uint32(bigEndian: bigEndian)
-            // The sub-format GUID's first two bytes are the real format tag.
-            tag = try r.uint16(bigEndian: bigEndian)
+            // The sub-format GUID's first field, 32 bits, is the real format tag. RIFX files
+            // hold it big-endian (00 00 00 01, as libsndfile reads it), or — sox — with only
+            // the tag's two bytes swapped (00 01 00 00).
+            let field = try r.uint32(bigEndian: bigEndian)
+            tag = bigEndian && field & 0xFFFF == 0 ? UInt16(field >> 16) : UInt16(truncatingIfNeeded: field)
             if bits == 0 { bits = valid }
         }
         return Format(
