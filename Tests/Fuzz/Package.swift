@@ -13,6 +13,8 @@ let package = Package(
         .executableTarget(name: "FuzzWAV", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzAIFF", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzCAF", dependencies: ["FuzzSupport"]),
+        // Any of the three whose file changes between two reads of it (issue 23's race).
+        .executableTarget(name: "FuzzRace", dependencies: ["FuzzSupport"]),
         .executableTarget(
             name: "FuzzRoundTrip",
             dependencies: [

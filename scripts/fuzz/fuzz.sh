@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (Tests/Fuzz, a package of its own) with AddressSanitizer and runs
 # one for a given time:  scripts/fuzz/fuzz.sh TARGET SECONDS [libFuzzer options...]
-# TARGET is WAV, AIFF, CAF, RoundTrip or Settings (or FuzzWAV, ...). It starts from the committed
+# TARGET is WAV, AIFF, CAF, Race, RoundTrip or Settings (or FuzzWAV, ...). It starts from the committed
 # corpus in Tests/Fuzz/Corpus/TARGET and adds what it finds to .build-fuzz/corpus/TARGET (not committed;
 # scripts/fuzz/long.sh minimises it into the committed corpus).
 # FUZZ_BUILD_ONLY=1 only builds; FUZZ_SKIP_BUILD=1 runs what was built last (long.sh builds every
@@ -10,7 +10,7 @@
 # then add the input as a regression test (Tests/NotiPlayDecoderTests/RegressionTests.swift).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-target=${1:?usage: scripts/fuzz/fuzz.sh WAV|AIFF|CAF|RoundTrip|Settings SECONDS [libFuzzer options]}
+target=${1:?usage: scripts/fuzz/fuzz.sh WAV|AIFF|CAF|Race|RoundTrip|Settings SECONDS [libFuzzer options]}
 seconds=${2:?usage: scripts/fuzz/fuzz.sh TARGET SECONDS}
 shift 2
 target=${target#Fuzz}

@@ -12,10 +12,10 @@
 # Each target's log is .build-fuzz/long-TARGET.log; the last lines of each are printed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-seconds=${1:?usage: scripts/fuzz/long.sh SECONDS [WAV AIFF CAF RoundTrip Settings]}
+seconds=${1:?usage: scripts/fuzz/long.sh SECONDS [WAV AIFF CAF Race RoundTrip Settings]}
 shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(WAV AIFF CAF RoundTrip Settings)
+[ ${#targets[@]} -gt 0 ] || targets=(WAV AIFF CAF Race RoundTrip Settings)
 jobs=${FUZZ_JOBS:-1}
 # libFuzzer's -timeout is wall-clock time: niced on a shared machine, an input that takes 0.1 s
 # of CPU can wait seconds for it. fuzz.sh's 5 s holds for CI's runs; these allow FUZZ_TIMEOUT
