@@ -100,7 +100,8 @@ struct InfoCommand: ParsableCommand {
         return "{" + fields.map { "\($0.0.jsonQuoted): \($0.1)" }.joined(separator: ", ") + "}"
     }
 
-    static let foreignNote = "noti-play plays this file from a path; a notification sound (a name) must be WAV, AIFF/AIFC or CAF"
+    // What libsndfile reads may be a WAV too (GSM, MS ADPCM): what a name needs is an encoding.
+    static let foreignNote = "noti-play plays this file from a path, through libsndfile; a notification sound (a name) must be one noti-play decodes itself: WAV, AIFF/AIFC or CAF in Linear PCM, IMA ADPCM, IMA4, µ-law or A-law"
 
     static func json(path: String, _ d: StreamDescription) -> String {
         let fields: [(String, String)] = [

@@ -172,9 +172,11 @@ public final class SoundDecoder {
         if scratchKind != ObjectIdentifier(S.self) {
             let offset = description.dataOffset + scratchPacket * layout.bytesPerPacket
             let end = description.dataOffset + description.dataByteCount
-            _ = try source.withBytes(at: offset, count: min(layout.bytesPerPacket, end - offset)) { bytes in
+            let decoded = try source.withBytes(at: offset, count: min(layout.bytesPerPacket, end - offset)) { bytes in
                 codec.decode(bytes, layout: layout, channelCount: channels, into: scratch.assumingMemoryBound(to: S.self))
             }
+            // The same bytes read again: a file changed since may no longer fit its layout.
+            if decoded.contradictingFrame != nil { throw codec.contradiction(atFrame: scratchPacket * layout.framesPerPacket) }
             scratchKind = ObjectIdentifier(S.self)
         }
         let count = min(scratchEnd - scratchStart, capacity)
@@ -192,8 +194,11 @@ public final class SoundDecoder {
         let offset = nextPacket * layout.bytesPerPacket
         let byteCount = min(packets * layout.bytesPerPacket, description.dataByteCount - offset)
         guard byteCount > 0 else { return PacketCodec.Decoded(frames: 0) }
-        let frames = try source.withBytes(at: description.dataOffset + offset, count: byteCount, decode)
+        let decoded = try source.withBytes(at: description.dataOffset + offset, count: byteCount, decode)
+        // A sample that contradicts the layout chosen when the file was opened ends the sound
+        // with an error, never with garbage; the next read meets it again.
+        if let frame = decoded.contradictingFrame { throw codec.contradiction(atFrame: nextPacket * layout.framesPerPacket + frame) }
         nextPacket += (byteCount + layout.bytesPerPacket - 1) / layout.bytesPerPacket
-        return frames
+        return decoded
     }
 }

@@ -35,6 +35,9 @@ public struct LinearPCMFormat: Sendable, Hashable {
     public var isBigEndian: Bool
     /// Integers are signed except 8-bit WAV, which is unsigned (offset 128).
     public var isSigned: Bool
+    /// Set only for 24-bit samples in 32-bit words (`bitsPerSample` 32): which three bytes of
+    /// the word hold the sample. nil: every bit of the word is the sample's.
+    public var alignment24: Alignment24? = nil
 
     public init(bitsPerSample: Int, isFloat: Bool, isBigEndian: Bool, isSigned: Bool = true) {
         self.bitsPerSample = bitsPerSample
@@ -44,6 +47,16 @@ public struct LinearPCMFormat: Sendable, Hashable {
     }
 
     public var bytesPerSample: Int { bitsPerSample / 8 }
+}
+
+/// Where a 24-bit sample sits in its 4-byte word (WAV writers use both; see ``LinearPCMFormat/alignment24``).
+public enum Alignment24: Sendable, Hashable {
+    /// The top three bytes, the low byte zero: WAVE_FORMAT_EXTENSIBLE's rule. Decodes as the
+    /// 32-bit integer the word is.
+    case high
+    /// The low three bytes, the top byte a copy of the sign or zero: ALSA's S24_LE, as
+    /// `arecord -f S24_LE` and hound write it.
+    case low
 }
 
 /// The encodings of Apple's notification-sound model.
@@ -87,7 +100,11 @@ public enum Encoding: Sendable, Hashable {
         case .linearPCM(let f):
             let kind = f.isFloat ? "float" : (f.isSigned ? "signed integer" : "unsigned integer")
             let order = f.bitsPerSample == 8 ? "" : (f.isBigEndian ? ", big-endian" : ", little-endian")
-            return "Linear PCM, \(f.bitsPerSample)-bit \(kind)\(order)"
+            switch f.alignment24 {
+            case .high: return "Linear PCM, 24-bit \(kind) in the top three bytes of 32-bit words\(order)"
+            case .low: return "Linear PCM, 24-bit \(kind) in the low three bytes of 32-bit words\(order)"
+            case nil: return "Linear PCM, \(f.bitsPerSample)-bit \(kind)\(order)"
+            }
         case .imaADPCM: return "IMA ADPCM (Microsoft/DVI, 4-bit)"
         case .appleIMA4: return "IMA4 (Apple IMA ADPCM, 4-bit)"
         case .muLaw: return "µ-law (G.711)"

@@ -2,7 +2,7 @@
 import PackageDescription
 
 // libFuzzer targets for the decoder and the encoder. A package of its own, so that a normal
-// `swift build` of noti-play never compiles them; scripts/fuzz.sh builds them with
+// `swift build` of noti-play never compiles them; scripts/fuzz/fuzz.sh builds them with
 // `--sanitize=fuzzer --sanitize=address` and runs one.
 let package = Package(
     name: "noti-play-fuzz",
@@ -13,6 +13,8 @@ let package = Package(
         .executableTarget(name: "FuzzWAV", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzAIFF", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzCAF", dependencies: ["FuzzSupport"]),
+        // Any of the three whose file changes between two reads of it (issue 23's race).
+        .executableTarget(name: "FuzzRace", dependencies: ["FuzzSupport"]),
         .executableTarget(
             name: "FuzzRoundTrip",
             dependencies: [

@@ -1,7 +1,7 @@
 import NotiPlayDecoder
 import Testing
 
-/// Inputs the fuzz targets (Tests/Fuzz, scripts/fuzz.sh) found, kept as they were found.
+/// Inputs the fuzz targets (Tests/Fuzz, scripts/fuzz/fuzz.sh) found, kept as they were found.
 @Suite("Fuzz regressions")
 struct RegressionTests {
     /// FuzzCAF: a 'data' chunk claiming 573 bytes in a file that ends one byte into its 4-byte

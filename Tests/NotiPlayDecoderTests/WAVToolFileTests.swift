@@ -138,4 +138,51 @@ struct WAVToolFileTests {
         #expect(SampleComparison.firstMismatch(ours, ffmpeg.samples) == nil)
         #expect(try info(path)["frames"] as? Int == 1600)
     }
+
+    /// RIFX with WAVE_FORMAT_EXTENSIBLE: the sub-format GUID in the file's byte order, as
+    /// libsndfile reads it (00 00 00 01 ...), and as sox writes it (only the tag swapped,
+    /// 00 01 00 00 ...). Both are WAV files noti-play decodes itself; the first was refused
+    /// ("format tag 0x0000") and handed to libsndfile, whose note said a notification sound
+    /// "must be WAV".
+    @Test func rifxWithWaveFormatExtensibleIsDecodedHereWhicheverWayItsGUIDIsWritten() throws {
+        let source = folder.file("tone.wav")
+        try TestTools.runChecked("sox", ["-n", "-r", "8000", "-c", "2", "-b", "16", source, "synth", "0.05", "sine", "440", "sine", "660"])
+        let soxRIFX = folder.file("sox-rifx.wav")
+        try TestTools.runChecked("sox", [source, "-B", "-b", "24", soxRIFX])  // sox writes EXTENSIBLE for 24 bits
+        let beGUID = folder.file("be-guid.wav")
+        try TestTools.runChecked("python3", ["-c", """
+            import struct, sys
+            b = open(sys.argv[1], 'rb').read()
+            data = b[44:]  # sox's plain 16-bit WAV: a 44-byte header
+            samples = struct.unpack('<%dh' % (len(data) // 2), data)
+            fmt = struct.pack('>HHIIHHHHI', 0xFFFE, 2, 8000, 32000, 4, 16, 22, 16, 3) + struct.pack('>IHH', 1, 0, 0x10) + bytes.fromhex('800000aa00389b71')
+            pcm = struct.pack('>%dh' % len(samples), *samples)
+            body = b'WAVE' + b'fmt ' + struct.pack('>I', len(fmt)) + fmt + b'data' + struct.pack('>I', len(pcm)) + pcm
+            open(sys.argv[2], 'wb').write(b'RIFX' + struct.pack('>I', len(body)) + body)
+            """, source, beGUID])
+        let expected = try #require(LibSndFile.decode(source)).samples
+        #expect(expected.count == 800)
+        #expect(try #require(LibSndFile.decode(beGUID)).samples == expected)
+        #expect(try SoundDecoder(path: beGUID).readAll() == expected)
+        let fromSox = try SoundDecoder(path: soxRIFX)
+        #expect(fromSox.description.encoding == .linearPCM(.init(bitsPerSample: 24, isFloat: false, isBigEndian: true)))
+        #expect(try fromSox.readAll() == expected)
+
+        for path in [beGUID, soxRIFX] {
+            let lines = try TestTools.run(TestTools.notiPlay, ["info", path]).stdoutText.split(separator: "\n")
+            #expect(lines.contains("Container:       WAVE (RIFX, big-endian)"), "\(lines)")
+            #expect(!lines.contains { $0.hasPrefix("Note:") }, "\(lines)")
+        }
+    }
+
+    /// What only libsndfile reads may be a WAV too (GSM 6.10, from sox): its note asks for an
+    /// encoding noti-play decodes, never for "WAV".
+    @Test func aWAVOnlyLibSndFileReadsIsNotCalledSomethingElse() throws {
+        let path = folder.file("gsm.wav")
+        try TestTools.runChecked("sox", ["-n", "-r", "8000", "-c", "1", "-e", "gsm-full-rate", path, "synth", "0.1", "sine", "440"])
+        let info = try TestTools.run(TestTools.notiPlay, ["info", path])
+        #expect(info.status == 0)
+        #expect(info.stdoutText.contains("Container:       WAV (Microsoft) (read by libsndfile)"), "\(info.stdoutText)")
+        #expect(info.stdoutText.contains("Note:            noti-play plays this file from a path, through libsndfile; a notification sound (a name) must be one noti-play decodes itself: WAV, AIFF/AIFC or CAF in Linear PCM, IMA ADPCM, IMA4, µ-law or A-law"), "\(info.stdoutText)")
+    }
 }

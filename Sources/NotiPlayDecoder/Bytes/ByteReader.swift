@@ -72,6 +72,12 @@ struct FourCC: Hashable, CustomStringConvertible {
 
     init(_ rawValue: UInt32) { self.rawValue = rawValue }
 
+    /// The code of four bytes as they are in the file.
+    init(_ bytes: [UInt8]) {
+        precondition(bytes.count == 4)
+        rawValue = bytes.reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
     init(_ text: StaticString) {
         precondition(text.utf8CodeUnitCount == 4)
         var value: UInt32 = 0

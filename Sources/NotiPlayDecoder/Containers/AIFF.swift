@@ -53,6 +53,7 @@ enum AIFF {
         guard let common else { throw walker.missing("COMM", in: container.displayName) }
         var description = try describe(common, container: container, data: data, walker: walker)
         description.isTruncated = description.isTruncated || truncated
+        if let note = walker.unpaddedNote { description.notes.append(note) }
         return description
     }
 

@@ -2,6 +2,10 @@
 /// IFF a pad byte after an odd size. It stops at the end of the file, and remembers whether the
 /// file ended inside a chunk, so that a missing chunk can be told apart from a cut file.
 ///
+/// A writer that leaves out the pad byte puts the next chunk where the pad belongs. A pad byte
+/// is zero; where that byte is not zero and starts a printable chunk ID, the next chunk is read
+/// from there (libsndfile and ffmpeg lose that chunk: "no 'fmt ' chunk").
+///
 /// Its cost follows the number of real chunks, never the file's length: an ID that is not four
 /// printable ASCII characters ends the walk (a sound followed by zeros, `truncate -s 1G`, would
 /// otherwise be walked as 134 million empty chunks), and so does the `maximumChunkCount`th chunk.
@@ -25,6 +29,13 @@ struct ChunkWalker {
     private(set) var fileIsCut = false
     /// The walk ended at `maximumChunkCount` chunks.
     private(set) var reachedChunkLimit = false
+    /// Where the walk met bytes that are not a chunk header, before the end of the file.
+    private(set) var endOfChunks: Int?
+    /// The first chunk whose pad byte was missing.
+    private(set) var unpaddedChunk: FourCC?
+    /// Where the last chunk's pad byte belongs, when its size was odd.
+    private var padOffset: Int?
+    private var lastChunk: FourCC?
 
     init(_ source: any ByteSource, firstChunkAt offset: Int, sizeField: SizeField, padsOddSizes: Bool) {
         self.source = source
@@ -40,6 +51,14 @@ struct ChunkWalker {
 
     /// The next chunk's header, or nil at the end of the file.
     mutating func next() throws(DecodingError) -> ChunkHeader? {
+        if let pad = padOffset {
+            padOffset = nil
+            let there = try source.bytes(at: pad, count: 4)
+            if there.count == 4 && there[0] != 0 && FourCC(there).isPrintableASCII {
+                offset = pad
+                unpaddedChunk = unpaddedChunk ?? lastChunk
+            }
+        }
         guard offset < source.byteCount else { return nil }
         let bytes = try source.bytes(at: offset, count: headerSize)
         guard bytes.count == headerSize else {
@@ -50,6 +69,7 @@ struct ChunkWalker {
         let id = try reader.fourCC()
         // Zeros or other bytes where an ID should be: what follows is not chunks.
         guard id.isPrintableASCII else {
+            endOfChunks = offset
             stop()
             return nil
         }
@@ -82,19 +102,31 @@ struct ChunkWalker {
             return
         }
         offset = chunk.bodyOffset + Int(min(size + pad, available))
+        padOffset = pad == 1 && size < available ? chunk.bodyOffset + Int(size) : nil
+        lastChunk = chunk.id
     }
 
     /// Ends the walk (a chunk runs to the end of the file).
-    mutating func stop() { offset = source.byteCount }
+    mutating func stop() {
+        offset = source.byteCount
+        padOffset = nil
+    }
+
+    /// A note for `noti-play info` when a chunk's pad byte was missing.
+    var unpaddedNote: String? {
+        unpaddedChunk.map { "the \($0) chunk has an odd size and no pad byte after it: the next chunk was read where the pad belongs" }
+    }
 
     /// The error for a chunk the walk never met: the file was cut, or the chunk is missing.
     func missing(_ chunk: String, in container: String) -> DecodingError {
         if reachedChunkLimit {
             return .malformed("\(container) file has no \(chunk) chunk among its first \(Self.maximumChunkCount) chunks")
         }
-        return fileIsCut
-            ? .truncated("file ends before its \(chunk) chunk")
-            : .malformed("\(container) file has no \(chunk) chunk")
+        if fileIsCut { return .truncated("file ends before its \(chunk) chunk") }
+        if let end = endOfChunks {
+            return .malformed("\(container) file has no \(chunk) chunk: its chunks end at byte \(end), where what follows is not a chunk")
+        }
+        return .malformed("\(container) file has no \(chunk) chunk")
     }
 }
 

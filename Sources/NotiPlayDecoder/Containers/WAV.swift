@@ -22,6 +22,8 @@ enum WAV {
         var bitsPerSample: Int
         /// WAVE_FORMAT_EXTENSIBLE's dwChannelMask (SPEAKER_* bits); nil in the other formats.
         var channelMask: UInt32? = nil
+        /// WAVE_FORMAT_EXTENSIBLE's wValidBitsPerSample; nil in the other formats.
+        var validBits: Int? = nil
     }
 
     static func parse(_ source: any ByteSource) throws(DecodingError) -> StreamDescription {
@@ -93,6 +95,22 @@ enum WAV {
         guard let data else { throw walker.missing("'data'", in: "WAV") }
         var description = try describe(format, container: container, bigEndian: bigEndian, data: data, factFrames: factFrames)
         description.isTruncated = description.isTruncated || truncated
+        if let note = walker.unpaddedNote { description.notes.append(note) }
+        // 24 bits in 4-byte words: the header says only that; where in the word is in the samples.
+        if case .linearPCM(var pcm) = description.encoding, let convention = pcm.alignment24 {
+            let (alignment, evidence) = try Word24.decide(
+                source, data: data, bigEndian: bigEndian, channelCount: description.channelCount, convention: convention)
+            pcm.alignment24 = alignment
+            description.encoding = .linearPCM(pcm)
+            switch evidence {
+            case .samples where alignment != convention:
+                description.notes.append("the 24-bit samples are \(alignment.phrase) \(alignment.writers), though the header is \(format.validBits == nil ? "a plain PCM one" : "WAVE_FORMAT_EXTENSIBLE")")
+            case .neither:
+                description.notes.append("the 24-bit samples read fit both layouts of 32-bit words: read \(alignment.phrase) \(alignment.writers)")
+            default:
+                break
+            }
+        }
         return description
     }
 
@@ -108,21 +126,27 @@ enum WAV {
         let blockAlign = try r.uint16(bigEndian: bigEndian)
         var bits = try r.uint16(bigEndian: bigEndian)
         var channelMask: UInt32?
+        var validBits: UInt16?
         if tag == FormatTag.extensible {
             guard r.remaining >= 2 else { throw .malformed("WAVE_FORMAT_EXTENSIBLE 'fmt ' chunk has no extension") }
             let extensionSize = Int(try r.uint16(bigEndian: bigEndian))
             guard extensionSize >= 22, extensionSize <= r.remaining else {
                 throw .malformed("WAVE_FORMAT_EXTENSIBLE extension of \(extensionSize) bytes does not fit its 'fmt ' chunk")
             }
-            let validBits = try r.uint16(bigEndian: bigEndian)
+            let valid = try r.uint16(bigEndian: bigEndian)
+            validBits = valid
             channelMask = try r.uint32(bigEndian: bigEndian)
-            // The sub-format GUID's first two bytes are the real format tag.
-            tag = try r.uint16(bigEndian: bigEndian)
-            if bits == 0 { bits = validBits }
+            // The sub-format GUID's first field, 32 bits, is the real format tag. RIFX files
+            // hold it big-endian (00 00 00 01, as libsndfile reads it), or — sox — with only
+            // the tag's two bytes swapped (00 01 00 00).
+            let field = try r.uint32(bigEndian: bigEndian)
+            tag = bigEndian && field & 0xFFFF == 0 ? UInt16(field >> 16) : UInt16(truncatingIfNeeded: field)
+            if bits == 0 { bits = valid }
         }
         return Format(
             tag: tag, channelCount: Int(channels), sampleRate: Double(rate),
-            blockAlign: Int(blockAlign), bitsPerSample: Int(bits), channelMask: channelMask)
+            blockAlign: Int(blockAlign), bitsPerSample: Int(bits), channelMask: channelMask,
+            validBits: validBits.map { Int($0) })
     }
 
     static func encoding(of format: Format, bigEndian: Bool) throws(DecodingError) -> Encoding {
@@ -132,14 +156,19 @@ enum WAV {
         case FormatTag.pcm:
             // The sample container is a whole number of bytes; 12- or 20-bit samples sit in 16 or 24.
             var containerBits = (bits + 7) / 8 * 8
-            // 24 bits with a block align of 4 bytes a channel: each sample is a 32-bit word with
-            // the 24 bits at the top, as WAVE_FORMAT_EXTENSIBLE states it and libsndfile reads it.
+            // 24 bits with a block align of 4 bytes a channel: each sample is a 32-bit word.
             if containerBits == 24 && format.blockAlign == 4 * format.channelCount { containerBits = 32 }
             guard [8, 16, 24, 32].contains(containerBits) else {
                 throw .unsupported("\(bits)-bit integer PCM is not supported (8, 16, 24 and 32 are)")
             }
-            return .linearPCM(.init(
-                bitsPerSample: containerBits, isFloat: false, isBigEndian: bigEndian, isSigned: containerBits > 8))
+            // 24 valid bits in 32-bit words, said either way: which three bytes hold them is
+            // decided from the samples (Word24); until then, the header's convention — the top
+            // three for WAVE_FORMAT_EXTENSIBLE, the low three (ALSA's S24_LE) for a plain header.
+            var pcm = LinearPCMFormat(bitsPerSample: containerBits, isFloat: false, isBigEndian: bigEndian, isSigned: containerBits > 8)
+            if containerBits == 32 && (format.validBits ?? bits) == 24 {
+                pcm.alignment24 = format.validBits == nil ? .low : .high
+            }
+            return .linearPCM(pcm)
         case FormatTag.ieeeFloat:
             guard bits == 32 || bits == 64 else {
                 throw .unsupported("\(bits)-bit float PCM is not supported (32 and 64 are)")

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Writes the fuzz targets' seed corpora: small valid files (0.01 s at 8 kHz, a few hundred
 # bytes each) in every container and encoding, made by ffmpeg, sox and noti-play's own
-# `convert`, into Tests/Fuzz/Corpus/{WAV,AIFF,CAF,RoundTrip}. The result is committed; run this
-# again only to change the seeds.
+# `convert`, into Tests/Fuzz/Corpus/{WAV,AIFF,CAF,Race,RoundTrip}. The result is committed; run
+# this again only to change the seeds. It replaces the named seeds only: what scripts/fuzz/long.sh
+# grew there (files named by their SHA-1) stays.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 swift build --product noti-play >/dev/null
 noti=.build/debug/noti-play
 out=Tests/Fuzz/Corpus
-rm -rf "$out"
-mkdir -p "$out"/{WAV,AIFF,CAF,RoundTrip}
+mkdir -p "$out"/{WAV,AIFF,CAF,Race,RoundTrip}
+find "$out"/{WAV,AIFF,CAF,Race,RoundTrip} -type f -regextype egrep ! -regex '.*/[0-9a-f]{40}' -delete
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -95,6 +96,94 @@ for name, width, big in floats:
 for name in ["WAV/ffmpeg-mono-s16.wav", "WAV/sox-mono-ima.wav", "AIFF/ffmpeg-mono-s16.aiff", "CAF/ffmpeg-mono-s16le.caf"]:
     folder, file = name.split("/")
     open(f"{out}/{folder}/zero-padded-{file}", "wb").write(open(f"{out}/{name}", "rb").read() + bytes(4096))
+PY
+# 24-bit samples in 4-byte words (issue 23), from ffmpeg's 24-bit seeds: the low three bytes
+# with the top byte the sign (arecord -f S24_LE) or zero (hound), the top three with the low
+# byte zero (WAVE_FORMAT_EXTENSIBLE), under a plain and an EXTENSIBLE header, and big-endian.
+python3 - "$out" <<'PY'
+import struct, sys
+out = sys.argv[1]
+
+def samples24(b):
+    """The 24-bit samples of one of ffmpeg's pcm_s24le seeds, and its channel count."""
+    o, channels = 12, None
+    while o + 8 <= len(b):
+        size = struct.unpack("<I", b[o + 4:o + 8])[0]
+        if b[o:o + 4] == b"fmt ":
+            channels = struct.unpack("<H", b[o + 10:o + 12])[0]
+        if b[o:o + 4] == b"data":
+            data = b[o + 8:o + 8 + size]
+            return [int.from_bytes(data[i:i + 3], "little", signed=True) for i in range(0, len(data) - 2, 3)], channels
+        o += 8 + size + (size & 1)
+
+for tag in ("base", "mono"):
+    values, channels = samples24(open(f"{out}/WAV/ffmpeg-{tag}-s24.wav", "rb").read())
+    for layout, header, order in [("low-sign", "plain", "RIFF"), ("low-zero", "plain", "RIFF"), ("high", "extensible", "RIFF"),
+                                  ("low-zero", "extensible", "RIFF"), ("low-sign", "plain", "RIFX")]:
+        e = ">" if order == "RIFX" else "<"
+        word = {"high": lambda v: (v << 8) & 0xFFFFFFFF, "low-sign": lambda v: v & 0xFFFFFFFF, "low-zero": lambda v: v & 0xFFFFFF}[layout]
+        words = b"".join(struct.pack(e + "I", word(v)) for v in values)
+        block = 4 * channels
+        fmt = struct.pack(e + "HHIIHH", 1 if header == "plain" else 0xFFFE, channels, 8000, 8000 * block, block, 24 if header == "plain" else 32)
+        if header == "extensible":
+            fmt += struct.pack(e + "HHIIHH", 22, 24, 3 if channels == 2 else 4, 1, 0, 0x10) + bytes.fromhex("800000aa00389b71")
+        body = b"WAVE" + b"fmt " + struct.pack(e + "I", len(fmt)) + fmt + b"data" + struct.pack(e + "I", len(words)) + words
+        open(f"{out}/WAV/python-{tag}-24in32-{layout}-{header}-{order}.wav", "wb").write(order.encode() + struct.pack(e + "I", len(body)) + body)
+PY
+# The race target (FuzzSupport/Race.swift): a seed file, then what changes and before which
+# read: the rate or the channel count rewritten, the file cut in half or grown, 24-bit words
+# turned into the other layout; before the 2nd, 3rd, 4th, 6th or 9th read.
+python3 - "$out" <<'PY'
+import struct, sys
+out = sys.argv[1]
+
+def fields(b):
+    """Offsets of a byte of the sample rate and of the channel count's low byte (flipping the
+    lowest bit of either keeps a usable value), and of the audio."""
+    if b[:4] == b"caff":
+        o = 8
+        while o + 12 <= len(b):
+            size = struct.unpack(">q", b[o + 4:o + 12])[0]
+            if b[o:o + 4] == b"desc":  # Float64 rate, then format, flags, packet sizes, channels
+                rate, channels = o + 12 + 1, o + 12 + 27
+            if b[o:o + 4] == b"data":
+                return rate, channels, o + 16
+            o += 12 + size
+    big = b[:4] in (b"FORM", b"RIFX")
+    o, rate, channels = 12, None, None
+    while o + 8 <= len(b):
+        size = struct.unpack(">I" if big else "<I", b[o + 4:o + 8])[0]
+        if b[o:o + 4] == b"fmt ":  # tag, channels, rate
+            rate, channels = o + 13, o + (11 if big else 10)
+        if b[o:o + 4] == b"COMM":  # channels, frames, bits, 80-bit rate
+            rate, channels = o + 18, o + 9
+        if b[o:o + 4] in (b"data", b"SSND"):
+            return rate, channels, o + 8
+        o += 8 + size + (size & 1)
+
+def race(swap, at, patch, length=0xFFFF):
+    return bytes([swap]) + struct.pack("<HHB", at, length, len(patch)) + patch
+
+seeds = ["WAV/ffmpeg-base-s16.wav", "WAV/sox-base-ima.wav", "WAV/python-base-24in32-low-sign-plain-RIFF.wav",
+         "AIFF/ffmpeg-base-s16.aiff", "AIFF/ffmpeg-base-ima4.aifc", "CAF/ffmpeg-base-ima4.caf", "CAF/ffmpeg-base-f32be.caf"]
+for name in seeds:
+    b = open(f"{out}/{name}", "rb").read()
+    rate, channels, audio = fields(b)
+    stem = name.split("/")[1]
+    cases = {
+        "rate": (rate, bytes([b[rate] ^ 1])),
+        "channels": (channels, bytes([b[channels] ^ 1])),
+        "cut": (0, b"", len(b) // 2),
+        "grown": (len(b), bytes(64), len(b) + 4096),
+    }
+    if "24in32" in name:
+        # Every word of the first 64 moved to the other layout (the top byte becomes the low one).
+        words = b[audio:audio + 256]
+        cases["layout"] = (audio, b"".join(words[i + 1:i + 4] + words[i:i + 1] for i in range(0, len(words), 4))[:255])
+    for swap in (1, 2, 3, 5, 8):
+        for what, case in cases.items():
+            at, patch, length = case if len(case) == 3 else (*case, 0xFFFF)
+            open(f"{out}/Race/{stem}-{what}-before-read-{swap + 1}", "wb").write(race(swap, at, patch, length) + b)
 PY
 # The round-trip target reads a form selector byte and 16-bit samples.
 python3 - "$out/RoundTrip" <<'PY'

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (Tests/Fuzz, a package of its own) with AddressSanitizer and runs
-# one for a given time:  scripts/fuzz.sh TARGET SECONDS [libFuzzer options...]
-# TARGET is WAV, AIFF, CAF, RoundTrip or Settings (or FuzzWAV, ...). It starts from the committed seeds in
-# Tests/Fuzz/Corpus/TARGET and adds what it finds to .build-fuzz/corpus/TARGET (not committed).
+# one for a given time:  scripts/fuzz/fuzz.sh TARGET SECONDS [libFuzzer options...]
+# TARGET is WAV, AIFF, CAF, Race, RoundTrip or Settings (or FuzzWAV, ...). It starts from the committed
+# corpus in Tests/Fuzz/Corpus/TARGET and adds what it finds to .build-fuzz/corpus/TARGET (not committed;
+# scripts/fuzz/long.sh minimises it into the committed corpus).
+# FUZZ_BUILD_ONLY=1 only builds; FUZZ_SKIP_BUILD=1 runs what was built last (long.sh builds every
+# target once first).
 # A crash leaves its input in .build-fuzz/crashes/ and the script exits non-zero: fix the bug,
 # then add the input as a regression test (Tests/NotiPlayDecoderTests/RegressionTests.swift).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-target=${1:?usage: scripts/fuzz.sh WAV|AIFF|CAF|RoundTrip|Settings SECONDS [libFuzzer options]}
-seconds=${2:?usage: scripts/fuzz.sh TARGET SECONDS}
+cd "$(dirname "$0")/../.."
+target=${1:?usage: scripts/fuzz/fuzz.sh WAV|AIFF|CAF|Race|RoundTrip|Settings SECONDS [libFuzzer options]}
+seconds=${2:?usage: scripts/fuzz/fuzz.sh TARGET SECONDS}
 shift 2
 target=${target#Fuzz}
 root=$PWD
@@ -21,9 +24,12 @@ if [ -d .build/repositories ] && [ ! -d "$scratch/build/repositories" ]; then
     mkdir -p "$scratch/build"
     cp -r .build/repositories "$scratch/build/"
 fi
-(cd Tests/Fuzz && swift build --scratch-path "$scratch/build" --product "Fuzz$target" \
-    --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address 2>&1 \
-    | grep -v "Cannot export local symbol '__asan" >&2)
+if [ "${FUZZ_SKIP_BUILD:-0}" != 1 ]; then
+    (cd Tests/Fuzz && swift build --scratch-path "$scratch/build" --product "Fuzz$target" \
+        --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address 2>&1 \
+        | grep -v "Cannot export local symbol '__asan" >&2)
+fi
+[ "${FUZZ_BUILD_ONLY:-0}" != 1 ] || exit 0
 
 # -rss_limit_mb and -timeout make "bounded memory and time" part of the contract: an input that
 # makes the decoder allocate 512 MB or spend 5 s is a finding like a crash.
