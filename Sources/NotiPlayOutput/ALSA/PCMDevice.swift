@@ -14,13 +14,16 @@ public struct PCMRequest: Sendable {
     /// Whether a device that cannot play `sampleRate` may open at its nearest rate (a `hw:` device
     /// at its one rate): the caller then converts every sound to the rate agreed.
     public var acceptsNearestRate: Bool
+    /// Who plays the stream and what it is, for a sound server that is told (see `StreamProperties`).
+    public var properties: StreamProperties
 
     /// The period asked for, in frames at `rate` (at least 16).
     func periodFrames(atRate rate: Int) -> Int { max(16, rate * periodMicroseconds / 1_000_000) }
 
     public init(
         sampleRate: Int, channelCount: Int, formats: [DeviceSampleFormat] = DeviceSampleFormat.allCases,
-        periodMicroseconds: Int = 10_000, periodsPerBuffer: Int = 3, acceptsNearestRate: Bool = false
+        periodMicroseconds: Int = 10_000, periodsPerBuffer: Int = 3, acceptsNearestRate: Bool = false,
+        properties: StreamProperties = StreamProperties()
     ) {
         self.sampleRate = sampleRate
         self.channelCount = channelCount
@@ -28,6 +31,7 @@ public struct PCMRequest: Sendable {
         self.periodMicroseconds = periodMicroseconds
         self.periodsPerBuffer = periodsPerBuffer
         self.acceptsNearestRate = acceptsNearestRate
+        self.properties = properties
     }
 }
 
