@@ -152,6 +152,8 @@ typedef struct {
     uint32_t settings_id;
     void (*sink)(void *, const char *, const char *);
     void *sink_user;
+    void (*failed)(void *);  /* told when `failure` is set: the stream, which fails with it */
+    void *failed_user;
 } connection;
 
 static void on_core_info(void *data, const struct pw_core_info *info) {
@@ -177,6 +179,7 @@ static void on_core_error(void *data, uint32_t id, int seq, int res, const char 
     /* -EPIPE: the connection broke (the server went away). */
     c->failure = res == -EPIPE ? -ECONNRESET : (res < 0 ? res : -EIO);
     snprintf(c->failure_text, sizeof c->failure_text, "%s", message ? message : "the server went away");
+    if (c->failed) c->failed(c->failed_user);
 }
 
 static const struct pw_core_events core_events = {
@@ -472,6 +475,12 @@ static void mark_lost(noti_pw *p, int code, const char *reason) {
     signal_fd(p->wake_fd);
 }
 
+/* The connection failed (the server went away, or refused this client). */
+static void on_connection_failed(void *data) {
+    noti_pw *p = data;
+    mark_lost(p, p->connection.failure, p->connection.failure_text);
+}
+
 static void on_state_changed(void *data, enum pw_stream_state old, enum pw_stream_state state, const char *error) {
     (void)old;
     noti_pw *p = data;
@@ -682,6 +691,8 @@ noti_pw *noti_pw_open(const noti_pw_request *request, noti_pw_agreed *agreed, in
     p->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (p->control_fd < 0 || p->wake_fd < 0) return fail_open(p, -errno, "cannot make an eventfd", error, error_size, code);
     int64_t deadline = monotonic_us() + (int64_t)timeout_ms * 1000;
+    p->connection.failed = on_connection_failed;
+    p->connection.failed_user = p;
     int result = connect_server(&p->connection, request->remote, request->rate == 0, deadline, error, error_size);
     if (result < 0) return fail_open(p, result, NULL, error, error_size, code);
 

@@ -201,6 +201,35 @@ import Testing
         #expect(alignment.mismatch == nil && !alignment.endsEarly, "\(alignment.gaps)")
     }
 
+    /// A stream taken away while it plays (its node destroyed, as a mixer or `pw-cli destroy`
+    /// does; the server stays): the voice ends `failed` with -ENOTCONN, as soon as after a
+    /// server's loss, not after the render thread's one-second wait for room.
+    @Test func aStreamTheServerDestroysFailsTheVoice() throws {
+        let server = try PipeWireServer()
+        let engine = try engine(on: server, properties: StreamProperties(applicationID: "org.example.Dropped"), drainWhenIdle: false)
+        defer { engine.close() }
+        let ended = Locked<(VoiceOutcome, UInt64)?>(nil)
+        try engine.play(try SoundDecoder(path: try tone("dropped.wav", seconds: 5))) { outcome in
+            ended.withLock { $0 = (outcome, monotonicNanoseconds()) }
+        }
+        var node: Int?
+        try waitUntil("the stream's node on the server", timeout: 10) {
+            node = try server.nodeProperties(where: "application.id", is: "org.example.Dropped").first?["object.id"] as? Int
+            return node != nil
+        }
+        let destroyed = try TestTools.run("pw-cli", ["destroy", String(try #require(node))], environment: server.environment)
+        let sent = monotonicNanoseconds()
+        #expect(destroyed.status == 0, "\(destroyed.stderr)")
+        try waitUntil("the voice to end", timeout: 5) { ended.withLock { $0 != nil } }
+        let (outcome, at) = try #require(ended.withLock { $0 })
+        guard case .failed(.device(let error)) = outcome else {
+            Issue.record("the voice ended \(outcome), not failed by the device")
+            return
+        }
+        #expect(error.code == -ENOTCONN, "\(error)")
+        #expect(Double(Int64(at) - Int64(sent)) / 1e6 < 100, "the voice failed \(Double(Int64(at) - Int64(sent)) / 1e6) ms after pw-cli returned")
+    }
+
     /// A stream held open between sounds (a daemon's) never keeps the sink from playing for
     /// other clients. The server waits for a client's answers when the graph starts or a link
     /// changes, and a sink does not start while a stream on it owes one: a stream whose loop ran
