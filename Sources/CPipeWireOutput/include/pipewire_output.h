@@ -79,8 +79,9 @@ int noti_pw_survey(const char *remote, int timeout_ms, noti_pw_server *server,
                    char *error, size_t error_size);
 
 /* Connects and opens a playback stream (blocking; at most `timeout_ms`): returns once the
- * server has the stream, which plays once the session manager has linked it and the first
- * frames are written (until then, and after a drain, it costs the graph nothing). Returns the
+ * server has the stream, which plays once the session manager has linked it. It runs in the
+ * graph from here (so it is linked while the first sound is decoded) until a drain, then costs
+ * the graph nothing until the next write. Returns the
  * stream, or NULL with a negative errno in *code and a reason in `error`: -ENOENT libpipewire is
  * missing, -EHOSTDOWN or -ECONNREFUSED no server, -ETIMEDOUT, -EINVAL a request out of range,
  * -ENOTCONN the server refused the stream. */
