@@ -146,7 +146,7 @@ typedef struct {
     int synced;               /* the seq of the latest sync the server answered */
     int failure;              /* a negative errno once the connection failed or was lost */
     char failure_text[160];
-    char version[32];
+    char version[32], name[64];
     unsigned int default_rate, quantum_limit;  /* the core's default.clock.* */
     unsigned int settings_rate, forced_rate;   /* the settings metadata's clock.rate, clock.force-rate */
     uint32_t settings_id;
@@ -159,6 +159,7 @@ typedef struct {
 static void on_core_info(void *data, const struct pw_core_info *info) {
     connection *c = data;
     if (info->version) snprintf(c->version, sizeof c->version, "%s", info->version);
+    if (info->name) snprintf(c->name, sizeof c->name, "%s", info->name);
     if (info->props) {
         unsigned int rate = parse_count(spa_dict_lookup(info->props, "default.clock.rate"), NOTI_PW_MAX_RATE);
         unsigned int limit = parse_count(spa_dict_lookup(info->props, "default.clock.quantum-limit"), 1u << 20);
@@ -354,6 +355,7 @@ int noti_pw_survey(const char *remote, int timeout_ms, noti_pw_server *server,
     int result = connect_server(&c, remote, 1, monotonic_us() + (int64_t)timeout_ms * 1000, error, error_size);
     if (result == 0) {
         snprintf(server->version, sizeof server->version, "%s", c.version);
+        snprintf(server->name, sizeof server->name, "%s", c.name);
         server->clock_rate = clock_rate(&c);
     }
     disconnect(&c);

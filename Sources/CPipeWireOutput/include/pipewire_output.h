@@ -68,6 +68,7 @@ int noti_pw_server_socket_exists(const char *remote);
 
 typedef struct {
     char version[32];         /* "0.3.65" */
+    char name[64];            /* its core's name, the socket's ("pipewire-0") */
     unsigned int clock_rate;  /* the graph's rate now (its settings' forced rate, else its rate) */
 } noti_pw_server;
 

@@ -103,6 +103,8 @@ extension PCMBackend {
 package struct PipeWireSurvey: Sendable {
     /// The server's version ("0.3.65").
     package var version: String
+    /// Its name, the socket's ("pipewire-0").
+    package var name: String
     /// The rate its graph runs at now.
     package var clockRate: Int
     /// Its sinks, by node.name (what `--device` takes) and node.description.
@@ -132,8 +134,8 @@ package struct PipeWireSurvey: Sendable {
             let reason = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             throw ALSAError(device: remote ?? "pipewire-0", "cannot ask the PipeWire server", reason: reason)
         }
-        let version = withUnsafeBytes(of: server.version) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
-        return PipeWireSurvey(version: version, clockRate: Int(server.clock_rate), sinks: sinks)
+        func text<T>(_ field: T) -> String { withUnsafeBytes(of: field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) } }
+        return PipeWireSurvey(version: text(server.version), name: text(server.name), clockRate: Int(server.clock_rate), sinks: sinks)
     }
 }
 
