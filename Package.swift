@@ -33,7 +33,14 @@ let package = Package(
         // A PulseAudio server reached directly (where ALSA's configuration sends a device to its
         // pulse plugin): libpulse loaded on first use, not linked. Its header only (libpulse-dev).
         .target(name: "CPulseOutput", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "NotiPlayOutput", dependencies: ["NotiPlayDecoder", "CALSA", "CALSASupport", "CPulseOutput"]),
+        // A PipeWire server played natively: libpipewire-0.3 loaded on first use, not linked.
+        // Its headers (libpipewire-0.3-dev) through system/, links to the two folders Debian
+        // installs them in: a systemLibrary with pkgConfig "libpipewire-0.3" would link the
+        // library too (NEEDED: loaded at every start, and a Depends of the .deb), and -I as an
+        // unsafe flag would make every product above it unusable as a remote dependency.
+        .target(name: "CPipeWireOutput", exclude: ["system"], cSettings: [.headerSearchPath("system")],
+                linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "NotiPlayOutput", dependencies: ["NotiPlayDecoder", "CALSA", "CALSASupport", "CPulseOutput", "CPipeWireOutput"]),
         .systemLibrary(
             name: "CSndFile",
             pkgConfig: "sndfile",

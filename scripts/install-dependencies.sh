@@ -7,6 +7,7 @@ packages=(
     pkg-config
     libasound2-dev       # ALSA: the output (system library target CALSA)
     libpulse-dev         # libpulse's header: the command plays a PulseAudio server directly (libpulse.so.0, loaded when it does)
+    libpipewire-0.3-dev  # libpipewire's and SPA's headers: noti-play plays a PipeWire server natively (libpipewire-0.3.so.0, loaded when it does)
     libsndfile1-dev      # reference decoder in the tests (system library target CSndFile)
     libflac-dev          # libFLAC's header: Ogg FLAC theme sounds are decoded by libFLAC.so.12, loaded when one plays (COggFLAC)
     libsoxr-dev          # reference resampler in the tests (CSoxr) and a contender in Benchmarks/ (CSoxrBench)
@@ -18,6 +19,12 @@ packages=(
     libasound2-plugins   # ALSA's pulse plugin: the playback tests' route to PulseAudio; its jack plugin (and libjack)
     pulseaudio           # a private server with a null sink gives the tests a real clock
     pulseaudio-utils     # parec records what the null sink played
+    pipewire wireplumber pipewire-pulse  # the PipeWire tests' private server, its session manager (links streams) and PulseAudio service (parec, pactl)
+    pipewire-bin         # pw-play (the peer the PipeWire backend is measured beside), pw-dump, pw-metadata
+    # Not pipewire-alsa: its 99-pipewire-default.conf would make PipeWire the ALSA default of
+    # every program on the machine, and it conflicts with pulseaudio. The PipeWire rig fetches it
+    # with `apt-get download` into .build/pipewire-alsa-VERSION/ and loads its plugin by path
+    # (Tests/NotiPlayTestSupport/PipeWireServer.swift).
     sound-theme-freedesktop  # the freedesktop sound theme that --sound-name looks up
     gcc                  # the tests compile the C example daemon against libnoti-play
     stress-ng            # keeps every core busy while a long sound plays, beside aplay

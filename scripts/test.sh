@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test: installs what the tests need, builds, then `swift test`.
-# The real-time playback tests (PulseTests, then DeviceFaultTests) run on their own afterwards:
+# The real-time playback tests (PulseTests, PipeWireTests, then DeviceFaultTests) run on their own afterwards:
 # they time playback against a real clock, which other suites' ffmpeg and sox work would disturb
 # on a small machine. They run once: what depends on the machine's load is compared with aplay
 # in the same run (or measured by scripts/measure-*.py), so a failure is noti-play's.
@@ -11,7 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-dependencies.sh
 swift build --build-tests
-swift test --skip-build --skip 'PulseTests|DeviceFaultTests' "$@"
+swift test --skip-build --skip 'PulseTests|PipeWireTests|DeviceFaultTests' "$@"
 swift test --skip-build --filter PulseTests "$@"
+swift test --skip-build --filter PipeWireTests "$@"
 swift test --skip-build --filter DeviceFaultTests "$@"
 [ "${NOTI_PLAY_SKIP_ROBUSTNESS:-0}" = 1 ] || scripts/robustness.sh

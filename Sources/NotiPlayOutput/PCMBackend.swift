@@ -58,7 +58,7 @@ extension PCMBackend {
     /// natively (PipeWire, then PulseAudio), then ALSA. An ALSA device name (`hw:0`, `plughw:…`,
     /// a PCM of asound.conf) is ALSA's alone; `pipewire:SINK` and `pulse:SINK` name a server's sink.
     package static func standardTable(serverQueue: ServerQueue? = nil) -> [PCMBackend] {
-        [.pulse(serverQueue: serverQueue), .alsa]
+        [.pipeWire(serverQueue: serverQueue), .pulse(serverQueue: serverQueue), .alsa]
     }
 
     /// Every device of every backend in `table`, `default` first: `--list-devices`.

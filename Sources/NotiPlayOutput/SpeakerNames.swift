@@ -4,12 +4,13 @@ extension ChannelLayout.Speaker {
     /// The speaker a sound server or ALSA means by its short name: ALSA's channel maps, PipeWire's
     /// SPA positions and PulseAudio's streams as noti-play's C backends name them ("FL", "RL",
     /// "LFE"). ALSA's and SPA's "rear" speakers are WAVE's "back" ones. `.unknown` for a speaker
-    /// WAVE has no name for (a wide, a high or a second LFE speaker, "MONO").
+    /// WAVE has no name for (a wide, a high or a second LFE speaker). A mono channel is WAVE's
+    /// centre, as a one-channel WAVE file's is.
     package init(shortName: String) {
         self = switch shortName {
         case "FL": .frontLeft
         case "FR": .frontRight
-        case "FC": .frontCenter
+        case "FC", "MONO": .frontCenter
         case "LFE": .lowFrequency
         case "RL": .backLeft
         case "RR": .backRight

@@ -38,6 +38,7 @@ public struct PCMRequest: Sendable {
         self.periodMicroseconds = periodMicroseconds
         self.periodsPerBuffer = periodsPerBuffer
         self.acceptsNearestRate = acceptsNearestRate
+        self.properties = properties
     }
 }
 

@@ -173,8 +173,3 @@ struct PulseRoute {
         (sink.map { ", sink \($0)" } ?? "") + (server.map { ", server \($0)" } ?? "")
     }
 }
-
-private func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
-    guard let text else { return body(nil) }
-    return text.withCString { body($0) }
-}
