@@ -13,6 +13,9 @@ scripts/install-dependencies.sh
 swift build --build-tests
 swift test --skip-build --skip 'PulseTests|PipeWireTests|DeviceFaultTests' "$@"
 swift test --skip-build --filter PulseTests "$@"
-swift test --skip-build --filter PipeWireTests "$@"
+# Run by the test binary itself: under `swift test` this suite's output was cut short in some
+# runs while `swift test` still exited 0, which would hide a failure; run directly, it always ends
+# with its own closing line and status.
+.build/debug/noti-playPackageTests.xctest --testing-library swift-testing --filter PipeWireTests
 swift test --skip-build --filter DeviceFaultTests "$@"
 [ "${NOTI_PLAY_SKIP_ROBUSTNESS:-0}" = 1 ] || scripts/robustness.sh

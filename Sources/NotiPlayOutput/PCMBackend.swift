@@ -147,6 +147,11 @@ package struct PCMStreamCalls: Sendable {
     /// every wait from now on ends at once, a `drain` too (a stop must not: the drain is what
     /// lets its fade be heard). Any thread, while the stream is open; it never blocks.
     package var interrupt: @convention(c) (_ handle: UnsafeMutableRawPointer, _ closing: Bool) -> Void
+    /// 0 while the stream can play, else the negated errno it was lost with, where the backend
+    /// learns that without a write (a server's connection, watched by a thread of its own): an
+    /// idle stream whose server went away is not given the next sound. Any thread, while the
+    /// stream is open; it never blocks.
+    package var lost: @convention(c) (_ handle: UnsafeMutableRawPointer) -> Int32
     /// Closes the stream: once, after the render thread has ended, on a non-real-time thread.
     package var close: @convention(c) (_ handle: UnsafeMutableRawPointer) -> Void
 
@@ -158,6 +163,7 @@ package struct PCMStreamCalls: Sendable {
         drop: @convention(c) (UnsafeMutableRawPointer) -> Void,
         takeBack: @convention(c) (UnsafeMutableRawPointer, Int) -> Int = { _, _ in -1 },
         interrupt: @convention(c) (UnsafeMutableRawPointer, Bool) -> Void = { _, _ in },
+        lost: @convention(c) (UnsafeMutableRawPointer) -> Int32 = { _ in 0 },
         close: @convention(c) (UnsafeMutableRawPointer) -> Void
     ) {
         self.write = write
@@ -167,6 +173,7 @@ package struct PCMStreamCalls: Sendable {
         self.drop = drop
         self.takeBack = takeBack
         self.interrupt = interrupt
+        self.lost = lost
         self.close = close
     }
 }

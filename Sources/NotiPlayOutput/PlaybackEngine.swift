@@ -368,7 +368,12 @@ public final class PlaybackEngine: @unchecked Sendable {
     }
     /// The error that stopped the device, if one did.
     public var deviceFailure: DeviceError? {
-        let code = context.pointee.fatalError.load(ordering: .acquiring)
+        var code = context.pointee.fatalError.load(ordering: .acquiring)
+        if code == 0 {
+            // Lost while idle (the server went away between sounds). Under the lock: `close`
+            // marks the engine closed there before it frees the stream.
+            code = state.withLock { state in state.closed ? 0 : deviceCalls.lost(deviceHandle) }
+        }
         if code == 0 { return nil }
         // -EPIPE is fatal only when no underrun: the device wrote into a pipe whose reader left.
         if code == -ENOTRECOVERABLE {

@@ -8,6 +8,8 @@ public final class ChildProcess: @unchecked Sendable {
     private let stdoutPath: String
     private let stderrPath: String
     public private(set) var status: Int32?
+    /// The user and system CPU time the child used in all, once it has ended.
+    public private(set) var cpuSeconds: Double = 0
 
     /// - Parameter standardInput: a path the child reads as its standard input (a FIFO the test
     ///   holds open for writing, to give it commands).
@@ -32,7 +34,10 @@ public final class ChildProcess: @unchecked Sendable {
         sigaddset(&defaults, SIGTERM)
         posix_spawnattr_setsigmask(&attributes, &empty)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        // A process group of its own: a daemon that signals its group on the way out (PipeWire's
+        // services, run by `context.exec`) must not reach the test process, nor `swift test`.
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
         let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
@@ -45,27 +50,37 @@ public final class ChildProcess: @unchecked Sendable {
         pid = child
     }
 
-    public func signal(_ number: Int32) { kill(pid, number) }
+    /// Signals the child, unless it has been reaped: its number may since be another process's,
+    /// or a thread of this very process (thread IDs share the numbers), which a SIGKILL ends.
+    public func signal(_ number: Int32) {
+        if status == nil { kill(pid, number) }
+    }
 
     /// Waits for the child to end; returns its exit status, or 128 + the signal that killed it.
     @discardableResult
     public func wait() -> Int32 {
         if let status { return status }
         var raw: Int32 = 0
-        while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
-        let termination = raw & 0x7F
-        status = termination == 0 ? (raw >> 8) & 0xFF : 128 + termination
-        return status!
+        var usage = rusage()
+        while wait4(pid, &raw, 0, &usage) < 0 && errno == EINTR {}
+        return ended(raw, usage)
     }
 
     /// The exit status if the child has ended (as `wait()` gives it), nil while it runs.
     public func poll() -> Int32? {
         if let status { return status }
         var raw: Int32 = 0
-        guard waitpid(pid, &raw, WNOHANG) == pid else { return nil }
+        var usage = rusage()
+        guard wait4(pid, &raw, WNOHANG, &usage) == pid else { return nil }
+        return ended(raw, usage)
+    }
+
+    private func ended(_ raw: Int32, _ usage: rusage) -> Int32 {
         let termination = raw & 0x7F
         status = termination == 0 ? (raw >> 8) & 0xFF : 128 + termination
-        return status
+        let seconds = { (time: timeval) in Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        cpuSeconds = seconds(usage.ru_utime) + seconds(usage.ru_stime)
+        return status!
     }
 
     /// Waits for every child, noting when each ended (within 2 ms), in seconds after `start`.

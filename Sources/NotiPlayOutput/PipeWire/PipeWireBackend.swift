@@ -122,6 +122,7 @@ extension PCMBackend {
         drop: { stream in noti_pw_drop(OpaquePointer(stream)) },
         takeBack: { stream, frames in noti_pw_take_back(OpaquePointer(stream), frames) },
         interrupt: { stream, closing in noti_pw_interrupt(OpaquePointer(stream), closing ? 1 : 0) },
+        lost: { stream in noti_pw_lost(OpaquePointer(stream)) },
         close: { stream in noti_pw_close(OpaquePointer(stream)) })
 }
 
