@@ -51,6 +51,10 @@ public final class NotificationSoundPlayer: Sendable {
         package var backend = PCMBackend.alsa
         /// How long a device may take to open and to take sound; the tests shorten them.
         package var deviceDeadlines = DeviceDeadlines.Seconds()
+        /// Runs on the control thread between a sound's lookup (the 30-second rule read its
+        /// header) and its play, with its path: the tests rewrite the file there, as a sender
+        /// racing the rule would, or hold the control thread while requests queue.
+        package var afterLookup: @Sendable (_ path: String) -> Void = { _ in }
 
         public init(appFolders: [String] = [], appID: String? = nil, device: String = "default",
                     idleTimeout: Double = 5, policy: SoundPolicy? = nil, cacheLimit: Int = 32 << 20,

@@ -137,6 +137,7 @@ final class PlayerControl {
                 return
             }
             path = file.path
+            core.configuration.afterLookup(path)
             prepared = Prepared(id: id, sound: try core.cache.open(file, loops: loops), volume: volume, isCritical: isCritical)
         } catch {
             core.finish(id, .failed(error), warnings: warnings)

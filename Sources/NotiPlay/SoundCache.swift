@@ -19,8 +19,22 @@ final class SoundCache: Sendable {
         var speakers: [ChannelPosition]?
     }
 
+    /// What a file's header said when a form of it was made. A form is served only to a play
+    /// whose header says the same: a file rewritten in place with its size and modification
+    /// time kept is another sound, which must not play as the one its identity names.
+    fileprivate struct Header: Equatable {
+        var sampleRate: Double
+        var channelCount: Int
+        var frameCount: Int
+
+        init(_ sound: ParsedSound) {
+            (sampleRate, channelCount, frameCount) = (sound.sampleRate, sound.channelCount, sound.frameCount)
+        }
+    }
+
     /// One file's forms.
     struct Entry {
+        fileprivate let header: Header
         /// As decoded: nil when only a conversion was recorded (its decode alone was over the limit).
         var decoded: DecodedSound?
         /// The speakers the file names for its channels.
@@ -52,24 +66,15 @@ final class SoundCache: Sendable {
             case file(any FrameSource)
         }
         fileprivate let identity: FileIdentity
+        fileprivate let header: Header
         fileprivate let loops: Bool
         fileprivate let decode: Decode
         /// The conversions cached for it when it was looked up.
         fileprivate let conversions: [StreamShape: DecodedSound]
         fileprivate let layout: ChannelLayout?
 
-        var sampleRate: Double {
-            switch decode {
-            case .cached(let sound): sound.sampleRate
-            case .file(let source): source.sampleRate
-            }
-        }
-        var channelCount: Int {
-            switch decode {
-            case .cached(let sound): sound.channelCount
-            case .file(let source): source.channelCount
-            }
-        }
+        var sampleRate: Double { header.sampleRate }
+        var channelCount: Int { header.channelCount }
     }
 
     private struct State {
@@ -117,38 +122,42 @@ final class SoundCache: Sendable {
 
     init(limit: Int) { self.limit = max(0, limit) }
 
-    /// `file`'s cached forms, if it has not changed since they were made; its decode from the
-    /// file (recorded for the cache unless larger than the whole cache) when they lack it.
-    func open(_ file: SoundFile, loops: Bool) throws(NotificationSoundError) -> Opened {
-        let identity = file.file.identity
+    /// `sound`'s cached forms, if its file has not changed since they were made and its header
+    /// says what theirs did; else its decode from the file (recorded for the cache unless larger
+    /// than the whole cache).
+    func open(_ sound: ParsedSound, loops: Bool) throws(NotificationSoundError) -> Opened {
+        let identity = sound.file.file.identity, header = Header(sound)
         let cached = state.withLock { state in
             state.use(identity)
-            return state.entries[identity]
+            return state.entries[identity].flatMap { $0.header == header ? $0 : nil }
         }
-        if let cached, let decoded = cached.decoded, cached.readByLibsndfileAs.map(file.formats.allowsAll) ?? true {
-            return Opened(identity: identity, loops: loops, decode: .cached(decoded), conversions: cached.converted, layout: cached.layout)
+        if let cached, let decoded = cached.decoded, cached.readByLibsndfileAs.map(sound.file.formats.allowsAll) ?? true {
+            return Opened(identity: identity, header: header, loops: loops, decode: .cached(decoded), conversions: cached.converted,
+                          layout: cached.layout)
         }
-        let layout = Mutex<ChannelLayout?>(nil)
-        // Strong: the cache holds no source, so there is no cycle; it lives while the sound
-        // plays. (A weak reference's side table is what LeakSanitizer reported at every exit
-        // of the command, which plays through a player since its one play path.)
-        let source = try SoundSources.open(file, loops: loops, recordingLimit: limit / MemoryLayout<Float>.size) { [self] sound in
-            remember(identity) { $0.decoded = sound; $0.layout = layout.withLock { $0 } }
-        }
-        let named = (source as? RecordingDecoderSource)?.channelLayout ?? (source as? LibSndFileSource)?.channelLayout
-        layout.withLock { $0 = named }
-        state.withLock { $0.figures.fileOpens += 1 }
-        // libsndfile's decode is recorded here (the pure-Swift decoder records its own): a
-        // theme's Ogg or FLAC, played at the stream's rate, is not decoded again either. Only
-        // if it ends at the length libsndfile stated (see ``RecordingSource/endedShort``).
-        var played = source
-        if let libsndfile = source as? LibSndFileSource, !loops {
-            let formats = file.formats
-            played = RecordingSource(source, limit: limit / MemoryLayout<Float>.size, statedFrames: libsndfile.frameCount) { [self] sound in
-                remember(identity) { $0.decoded = sound; $0.layout = named; $0.readByLibsndfileAs = formats }
+        let layout = sound.channelLayout, formats = sound.file.formats
+        let played: any FrameSource
+        switch try sound.takeDecoder() {
+        case .swift(let decoder):
+            // Strong: the cache holds no source, so there is no cycle; it lives while the sound
+            // plays. (A weak reference's side table is what LeakSanitizer reported at every exit
+            // of the command, which plays through a player since its one play path.)
+            played = RecordingDecoderSource(decoder, loops: loops, recordingLimit: limit / MemoryLayout<Float>.size) { [self] decoded in
+                remember(identity, header) { $0.decoded = decoded; $0.layout = layout }
+            }
+        case .libsndfile(let source):
+            // libsndfile's decode is recorded here (the pure-Swift decoder records its own): a
+            // theme's Ogg or FLAC, played at the stream's rate, is not decoded again either. Only
+            // if it ends at the length libsndfile stated (see ``RecordingSource/endedShort``).
+            source.loops = loops
+            let limit = limit / MemoryLayout<Float>.size
+            played = loops ? source : RecordingSource(source, limit: limit, statedFrames: source.frameCount) { [self] decoded in
+                remember(identity, header) { $0.decoded = decoded; $0.layout = layout; $0.readByLibsndfileAs = formats }
             }
         }
-        return Opened(identity: identity, loops: loops, decode: .file(played), conversions: cached?.converted ?? [:], layout: named)
+        state.withLock { $0.figures.fileOpens += 1 }
+        return Opened(identity: identity, header: header, loops: loops, decode: .file(played), conversions: cached?.converted ?? [:],
+                      layout: layout)
     }
 
     /// The frames `sound` plays on a stream of `shape`: its cached conversion for that stream,
@@ -168,11 +177,11 @@ final class SoundCache: Sendable {
             decode, layout: sound.layout, to: shape.sampleRate, channels: shape.channelCount, speakers: shape.speakers) else { return decode }
         state.withLock { $0.figures.conversions += 1 }
         guard !sound.loops else { return converting }
-        let identity = sound.identity
+        let identity = sound.identity, header = sound.header
         return RecordingSource(converting, limit: limit / MemoryLayout<Float>.size) { [self] converted in
             // Nor the conversion of a decode that ended short: it is of no more than that.
             guard recordedDecode?.endedShort != true else { return }
-            remember(identity) { $0.converted[shape] = converted }
+            remember(identity, header) { $0.converted[shape] = converted }
         }
     }
 
@@ -188,13 +197,14 @@ final class SoundCache: Sendable {
         }
     }
 
-    /// Puts a form in `identity`'s entry (made if it has none), unless the entry would then
-    /// exceed the whole limit; then lets the least recently played entries go until the cache is
-    /// within its limit.
-    private func remember(_ identity: FileIdentity, _ add: (inout Entry) -> Void) {
+    /// Puts a form in `identity`'s entry (made afresh if it has none, or one made from another
+    /// header), unless the entry would then exceed the whole limit; then lets the least recently
+    /// played entries go until the cache is within its limit.
+    private func remember(_ identity: FileIdentity, _ header: Header, _ add: (inout Entry) -> Void) {
         state.withLock { state in
-            var entry = state.entries[identity] ?? Entry()
-            let before = entry.bytes
+            let old = state.entries[identity]
+            var entry = old.flatMap { $0.header == header ? $0 : nil } ?? Entry(header: header)
+            let before = old?.bytes ?? 0
             add(&entry)
             guard entry.bytes <= limit else { return }
             state.entries[identity] = entry

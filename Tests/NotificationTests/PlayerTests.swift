@@ -19,10 +19,13 @@ import Testing
         return path
     }
 
-    func player(capture: String, policy: SoundPolicy = SoundPolicy(), idleTimeout: Double = 0.5, cacheLimit: Int = 32 << 20) -> NotificationSoundPlayer {
-        NotificationSoundPlayer(configuration: .init(
+    func player(capture: String, policy: SoundPolicy = SoundPolicy(), idleTimeout: Double = 0.5, cacheLimit: Int = 32 << 20,
+                afterLookup: @escaping @Sendable (String) -> Void = { _ in }) -> NotificationSoundPlayer {
+        var configuration = NotificationSoundPlayer.Configuration(
             appFolders: [folder.path], device: "file:FILE=\(capture),FORMAT=raw", idleTimeout: idleTimeout, policy: policy,
-            cacheLimit: cacheLimit))
+            cacheLimit: cacheLimit)
+        configuration.afterLookup = afterLookup
+        return NotificationSoundPlayer(configuration: configuration)
     }
 
     /// A FIFO in the test's folder and ALSA's file plugin writing into it: opening the device
@@ -483,6 +486,75 @@ import Testing
         #expect(replaced.wait(1).map(\.id) == [ids[0]])
         #expect(replaced.values.withLock { $0 }.map(\.result) == [.replaced])
         player.close()
+    }
+
+    // MARK: Issue 23: the rule's header
+
+    /// A 16-bit mono WAV of `frames` frames of a tone, its header saying `rate`.
+    static func toneWAV(frames: Int, rate: Int) -> [UInt8] {
+        func u32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
+        func u16(_ v: Int) -> [UInt8] { (0..<2).map { UInt8((v >> (8 * $0)) & 0xFF) } }
+        let data = frames * 2
+        let samples = (0..<frames).flatMap { u16(Int(Int16((sin(Double($0) * 0.1) * 8000).rounded())) & 0xFFFF) }
+        return Array("RIFF".utf8) + u32(36 + data) + Array("WAVEfmt ".utf8) + u32(16) + u16(1) + u16(1)
+            + u32(rate) + u32(rate * 2) + u16(2) + u16(16) + Array("data".utf8) + u32(data) + samples
+    }
+
+    /// Overwrites `path` in place with `bytes` (the same inode, so the descriptor the player
+    /// holds reads them), as a sender who controls the file would.
+    static func rewrite(_ path: String, with bytes: [UInt8]) {
+        let descriptor = open(path, O_WRONLY)
+        #expect(descriptor >= 0 && pwrite(descriptor, bytes, bytes.count, 0) == bytes.count)
+        close(descriptor)
+    }
+
+    /// The 30-second rule and the play read one header (issue 23): a file rewritten between the
+    /// rule's look and the play (here at the seam between them; a sender races it with 3
+    /// notifications a second) plays as it was judged, never more frames than it promised.
+    /// A WAV whose rate field says 44.1 kHz at the rule (0.7 s) and 1 kHz after it (31 s):
+    /// before, the play parsed the header again and played 31 s. A FLAC and an Ogg Vorbis of
+    /// 0.2 s (libsndfile, through its descriptor) overwritten with 31 s ones: before, 31 s played.
+    @Test(arguments: ["wav", "flac", "ogg"])
+    func aFileRewrittenAfterTheThirtySecondRulePlaysAsItWasJudged(format: String) throws {
+        let path = folder.file("judged.\(format)")
+        let judged: [UInt8], swapped: [UInt8], expected: [Float]?
+        if format == "wav" {
+            judged = Self.toneWAV(frames: 31_000, rate: 44100)
+            swapped = Array(judged[..<24]) + [0xE8, 0x03, 0, 0, 0xD0, 0x07, 0, 0] + Array(judged[32...])  // 1000 Hz, 2000 bytes/s
+            try Data(judged).write(to: URL(fileURLWithPath: path))
+            expected = try SoundDecoder(path: path).readAll().flatMap { [$0, $0] }  // mono on a stereo stream
+        } else {
+            let codec = format == "flac" ? ["-c:a", "flac"] : ["-c:a", "libvorbis"]
+            for (name, seconds) in [("judged", 0.2), ("swapped", 31.0)] {
+                try TestTools.runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=660:d=\(seconds):r=44100"] + codec
+                                                    + ["-y", folder.file("\(name)-source.\(format)")])
+            }
+            judged = Array(try Data(contentsOf: URL(fileURLWithPath: folder.file("judged-source.\(format)"))))
+            swapped = Array(try Data(contentsOf: URL(fileURLWithPath: folder.file("swapped-source.\(format)"))))
+            try Data(judged).write(to: URL(fileURLWithPath: path))
+            expected = nil
+        }
+        let promised = try #require(LibSndFile.decode(path)).frameCount
+        let capture = folder.file("judged-\(format).raw")
+        let player = player(capture: capture) { looked in
+            if looked == path { Self.rewrite(path, with: swapped) }
+        }
+        let reports = Reports()
+        if format == "wav" {
+            try player.play(NotificationRequest(soundFile: SoundPath(path))) { reports.add($0) }  // what `listen` plays
+        } else {
+            try player.play(.file(path)) { reports.add($0) }
+        }
+        let report = try #require(reports.wait(1).first)
+        player.close()
+        #expect(report.result == .finished && report.warnings == [], "\(report)")
+        #expect(report.soundSampleRate == 44100 && report.stream?.format.sampleRate == 44100, "\(report)")
+        let played = try samples(capture)
+        #expect(played.count / 2 <= promised, "\(played.count / 2) frames played; the rule judged \(promised)")
+        if let expected {
+            let asJudged = played == expected  // a Bool: a failure message spelling out 2.7 million samples would take minutes
+            #expect(asJudged, "\(played.count) samples played, \(expected.count) judged")
+        }
     }
 
     /// The 30-second rule's warning travels with the report.

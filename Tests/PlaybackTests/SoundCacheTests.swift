@@ -43,7 +43,7 @@ import Testing
     func play(
         _ file: SoundFile, on cache: SoundCache, rate: Int? = nil, loops: Bool = false, frames limit: Int = .max
     ) throws -> [Float] {
-        let opened = try cache.open(file, loops: loops)
+        let opened = try cache.open(ParsedSound(file), loops: loops)
         let shape = SoundCache.StreamShape(sampleRate: rate ?? Int(opened.sampleRate), channelCount: opened.channelCount, speakers: nil)
         let source = try cache.frames(of: opened, on: shape)
         var samples: [Float] = []
@@ -127,7 +127,7 @@ import Testing
         let cache = SoundCache(limit: 32 << 20)
         let played = try play(theme, on: cache)
         #expect(try played == uncached(theme) && cache.figures.sounds == 1 && cache.figures.fileOpens == 1)
-        #expect(throws: NotificationSoundError.self) { try cache.open(file(Self.themeSound, .notificationSound), loops: false) }
+        #expect(throws: NotificationSoundError.self) { try cache.open(ParsedSound(file(Self.themeSound, .notificationSound)), loops: false) }
         #expect(try play(file(Self.themeSound, .anyReadable), on: cache) == played)
         #expect(try play(file(Self.themeSound, .themeSound), on: cache) == played)
         #expect(cache.figures.fileOpens == 1, "\(cache.figures)")
@@ -136,8 +136,8 @@ import Testing
         let au = try tone("tone.au", codec: "pcm_s16be")
         try play(file(au, .anyReadable), on: cache)
         #expect(cache.figures.sounds == 2 && cache.figures.fileOpens == 2, "\(cache.figures)")
-        #expect(throws: NotificationSoundError.self) { try cache.open(file(au, .themeSound), loops: false) }
-        #expect(throws: NotificationSoundError.self) { try cache.open(file(au, .notificationSound), loops: false) }
+        #expect(throws: NotificationSoundError.self) { try cache.open(ParsedSound(file(au, .themeSound)), loops: false) }
+        #expect(throws: NotificationSoundError.self) { try cache.open(ParsedSound(file(au, .notificationSound)), loops: false) }
     }
 
     /// Only a whole one-shot play of a libsndfile sound is kept: not a looping one (it never
