@@ -150,7 +150,7 @@ import Testing
         #expect(once.contains { $0 != 0 })
         #expect(figures == SoundCacheFigures(
             bytes: (decodedFirst.count + decodedOther.count + convertedCount) * 4 + 3 * SoundCacheFigures.formOverhead,
-            sounds: 2, fileOpens: 2, conversions: 1))
+            sounds: 2, fileOpens: 2, conversions: 1, recordings: 3, peakRecordingBytes: figures.peakRecordingBytes))
     }
 
     /// The limit counts every form: the conversion that does not fit with the rest lets the
