@@ -46,6 +46,9 @@ public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConv
     case playback(PlaybackError)
     /// The player was closed.
     case closed
+    /// Refused at once: this many requests of its kind (critical or not) are already waiting to
+    /// be looked up (``NotificationSoundPlayer`` bounds its queue).
+    case busy(waiting: Int, critical: Bool)
     case attachment(String, String)
 
     /// One line: whatever a path or a device name holds, control characters are escaped.
@@ -67,6 +70,8 @@ public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConv
             "audio device '\(device)': still not answering (an earlier open or write has not returned); nothing is tried until it does"
         case .playback(let error): error.description
         case .closed: "the player is closed"
+        case .busy(let waiting, let critical):
+            "too many sounds asked for at once: \(waiting) \(critical ? "critical " : "")requests are already waiting to be looked up, so this one is refused"
         case .attachment(let path, let why): "\(path): not a valid notification attachment: \(why)"
         }
     }

@@ -488,7 +488,7 @@ import Testing
         player.close()
     }
 
-    // MARK: Issue 23: the rule's header
+    // MARK: Issue 23: the rule's header, the queue
 
     /// A 16-bit mono WAV of `frames` frames of a tone, its header saying `rate`.
     static func toneWAV(frames: Int, rate: Int) -> [UInt8] {
@@ -555,6 +555,45 @@ import Testing
             let asJudged = played == expected  // a Bool: a failure message spelling out 2.7 million samples would take minutes
             #expect(asJudged, "\(played.count) samples played, \(expected.count) judged")
         }
+    }
+
+    /// A flood is refused at once on the caller's thread, past 256 requests waiting of its kind,
+    /// and a critical request is looked up before the others waiting (issue 23: 0.5 s of calls
+    /// queued 473k requests, 176 MB, and a critical sound asked next was answered 7.2 s later).
+    /// The control thread is held at a first sound's lookup meanwhile, so that what waits is
+    /// known; missing names make every answer the lookup's own, in the order of the lookups.
+    @Test func aFloodIsRefusedAtOnceAndACriticalRequestIsLookedUpFirst() throws {
+        _ = try tone("hold.caf", seconds: 0.05)
+        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let player = player(capture: folder.file("flood.raw")) { path in
+            if path.hasSuffix("hold.caf") { held.signal(); release.wait() }
+        }
+        let reports = Reports()
+        try player.play(.named("hold.caf")) { reports.add($0) }
+        #expect(held.wait(timeout: .now() + 10) == .success)
+
+        var waiting: [PlaybackID] = [], refused: [NotificationSoundError] = []
+        for _ in 0..<1000 {
+            do { waiting.append(try player.play(.named("missing.caf")) { reports.add($0) }) } catch { refused.append(error) }
+        }
+        #expect(waiting.count == 256 && refused.count == 744)
+        #expect(refused.allSatisfy { $0 == .busy(waiting: 256, critical: false) }, "\(refused.first.map(String.init(describing:)) ?? "")")
+        #expect(refused.first?.description == "too many sounds asked for at once: 256 requests are already waiting to be looked up, so this one is refused")
+        // A critical request is not refused for them; its own kind has its own bound.
+        var critical: [PlaybackID] = []
+        for _ in 0..<256 { critical.append(try player.play(.criticalSoundNamed("missing-critical.caf", withAudioVolume: 1)) { reports.add($0) }) }
+        #expect(throws: NotificationSoundError.busy(waiting: 256, critical: true)) {
+            try player.play(.criticalSoundNamed("missing-critical.caf", withAudioVolume: 1))
+        }
+        release.signal()
+
+        let order = reports.wait(1 + 256 + 256).map(\.id)
+        player.close()
+        let place = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
+        let lastCritical = critical.compactMap { place[$0] }.max(), firstOther = waiting.compactMap { place[$0] }.min()
+        #expect(critical.allSatisfy { place[$0] != nil } && waiting.allSatisfy { place[$0] != nil }, "\(order.count) answered")
+        #expect(lastCritical != nil && firstOther != nil && lastCritical! < firstOther!,
+                "the critical requests were answered up to place \(lastCritical ?? -1), the others from \(firstOther ?? -1)")
     }
 
     /// The 30-second rule's warning travels with the report.
