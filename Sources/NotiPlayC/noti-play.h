@@ -101,8 +101,8 @@ typedef void (*noti_play_callback)(uint64_t id, noti_play_result result, const c
  * A new context. `device`: an ALSA PCM name, or NULL for "default". A device name is ALSA
  * configuration (`file:"|cmd"` runs a command): trust it like a shell command, take it from the
  * user's settings, never from a notification. `app_folders`: the
- * embedding app's own sound folders, searched first for sound names (may be NULL when
- * `app_folder_count` is 0). The user's configuration (~/.config/noti-play/noti-play.conf)
+ * embedding app's own sound folders, searched first for sound names (NULL: none, whatever
+ * `app_folder_count` says). The user's configuration (~/.config/noti-play/noti-play.conf)
  * supplies the notification volume, quiet hours, theme and default sounds.
  * Returns NULL only when out of memory or when the system gives it no thread.
  */
