@@ -20,13 +20,19 @@ device unless --device says otherwise:
            how long until every accepted call was answered.
   new      noti_play_new(NULL, NULL, --folder-count): how long the call takes (NULL folders are
            no folders, whatever the count says).
+  listen   the installed `noti-play listen --interval 0 --burst-limit 100` on a private bus
+           (Tests/ListenScenarios' bus configuration and fake notification server), sent
+           --voices notifications at once (notify-send) whose sound-file hint names the large
+           WAV: its peak RSS once every sound has finished, then its resident set 1 s and 7 s
+           later. Not among the default measurements.
 
-Usage: scripts/measure-library-load.py [voices] [flood] [new] [--prefix DIR] [--device NAME]
+Usage: scripts/measure-library-load.py [voices] [flood] [new] [listen] [--prefix DIR] [--device NAME]
            [--voices 16] [--rate 192000] [--seconds 21.8] [--stream-rate HZ]
            [--flood-seconds 0.5] [--folder-count 1000000000]
-Needs: gcc, pkg-config, sox, and a Swift toolchain unless --prefix names an installed noti-play.
+Needs: gcc, pkg-config, sox, and a Swift toolchain unless --prefix names an installed noti-play;
+for listen, dbus-daemon, notify-send and libsystemd-dev.
 """
-import argparse, os, subprocess, sys, tempfile
+import argparse, os, subprocess, sys, tempfile, threading, time
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -178,9 +184,67 @@ def run(command, **options):
     return subprocess.run(command, check=True, **options)
 
 
+def status_mib(pid, field):
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith(field + ":")) / 1024
+
+
+def measure_listen(noti_play, sound, voices, device, folder):
+    """Peak and later resident set of `noti-play listen` playing `voices` notifications' sound-file."""
+    scenarios = os.path.join(REPOSITORY, "Tests/ListenScenarios")
+    socket = os.path.join(folder, "bus")
+    with open(os.path.join(scenarios, "private-session-bus.conf")) as template, open(os.path.join(folder, "bus.conf"), "w") as conf:
+        conf.write(template.read().replace("@SOCKET@", socket))
+    server = os.path.join(folder, "fake-notification-server")
+    run(["cc", "-std=c11", "-O1", "-o", server, os.path.join(scenarios, "fake-notification-server.c"), "-lsystemd"])
+    env = dict(os.environ, DBUS_SESSION_BUS_ADDRESS="unix:path=" + socket, XDG_CONFIG_HOME=os.path.join(folder, "config"),
+               XDG_DATA_HOME=os.path.join(folder, "data"))
+    children = []
+    try:
+        children.append(subprocess.Popen(["dbus-daemon", "--config-file=" + os.path.join(folder, "bus.conf"), "--nofork", "--nopidfile"],
+                                         stderr=subprocess.DEVNULL))
+        while not os.path.exists(socket):
+            time.sleep(0.01)
+        children.append(subprocess.Popen([server, "--capabilities", "body"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True))
+        if not children[-1].stdout.readline().startswith("ready"):
+            sys.exit("the fake notification server did not start")
+        listener = subprocess.Popen([noti_play, "listen", "--verbose", "--interval", "0", "--burst-limit", "100", "--device", device],
+                                    stderr=subprocess.PIPE, env=env, text=True)
+        children.append(listener)
+        lines, changed = [], threading.Condition()
+
+        def read():
+            for line in listener.stderr:
+                with changed:
+                    lines.append(line)
+                    changed.notify_all()
+        threading.Thread(target=read, daemon=True).start()
+
+        def wait_for(what, count, seconds):
+            with changed:
+                if not changed.wait_for(lambda: sum(what(line) for line in lines) >= count, seconds):
+                    sys.exit(f"listen did not get there: {''.join(lines[-5:])}")
+        wait_for(lambda line: "the notification server plays" in line, 1, 10)
+        for _ in range(voices):
+            run(["notify-send", "-h", "string:sound-file:" + sound, "summary"], env=env)
+        wait_for(lambda line: line.rstrip().endswith(": finished") or ": no sound:" in line, voices, 600)
+        failed = [line for line in lines if ": no sound:" in line]
+        print(f"listen: {voices} notifications naming {os.path.getsize(sound)} bytes answered, {len(failed)} failed"
+              + (f": {failed[0].strip()}" if failed else ""))
+        print(f"peak RSS {status_mib(listener.pid, 'VmHWM'):.1f} MiB")
+        time.sleep(1)
+        print(f"RSS 1 s later {status_mib(listener.pid, 'VmRSS'):.1f} MiB")
+        time.sleep(6)
+        print(f"RSS 7 s later (device closed) {status_mib(listener.pid, 'VmRSS'):.1f} MiB")
+    finally:
+        for child in reversed(children):
+            child.terminate()
+            child.wait()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", nargs="*", help="voices, flood, new (default: all three)")
+    parser.add_argument("what", nargs="*", help="voices, flood, new, listen (default: the first three)")
     parser.add_argument("--prefix", help="an installed noti-play (default: install one now)")
     parser.add_argument("--device", default="null")
     parser.add_argument("--voices", type=int, default=16)
@@ -191,8 +255,8 @@ def main():
     parser.add_argument("--folder-count", type=int, default=1_000_000_000)
     arguments = parser.parse_args()
     arguments.what = arguments.what or ["voices", "flood", "new"]
-    if not set(arguments.what) <= {"voices", "flood", "new"}:
-        parser.error("measure voices, flood or new")
+    if not set(arguments.what) <= {"voices", "flood", "new", "listen"}:
+        parser.error("measure voices, flood, new or listen")
 
     with tempfile.TemporaryDirectory(prefix="library-load-") as folder:
         prefix = arguments.prefix
@@ -217,9 +281,10 @@ def main():
             if result.returncode != 0:
                 print(f"  exited {result.returncode}: {result.stderr.strip()}")
 
-        if "voices" in arguments.what:
-            sound = os.path.join(folder, "large.wav")
+        sound = os.path.join(folder, "large.wav")
+        if "voices" in arguments.what or "listen" in arguments.what:
             run(["sox", "-n", "-r", str(arguments.rate), "-c", "2", "-b", "16", sound, "synth", str(arguments.seconds), "sine", "440"])
+        if "voices" in arguments.what:
             opener = ""
             if arguments.stream_rate:
                 opener = os.path.join(folder, "opener.wav")
@@ -231,6 +296,8 @@ def main():
             measure("load", "flood", arguments.device, str(arguments.flood_seconds))
         if "new" in arguments.what:
             measure("load", "new", str(arguments.folder_count))
+        if "listen" in arguments.what:
+            measure_listen(os.path.join(prefix, "bin/noti-play"), sound, arguments.voices, arguments.device, folder)
 
 
 if __name__ == "__main__":
