@@ -59,6 +59,10 @@ public final class NotificationSoundPlayer: Sendable {
         package var pcmBackend: PCMBackend?
         /// How long a device may take to open and to take sound; the tests shorten them.
         package var deviceDeadlines = DeviceDeadlines.Seconds()
+        /// Runs on the control thread between a sound's lookup (the 30-second rule read its
+        /// header) and its play, with its path: the tests rewrite the file there, as a sender
+        /// racing the rule would, or hold the control thread while requests queue.
+        package var afterLookup: @Sendable (_ path: String) -> Void = { _ in }
 
         public init(appFolders: [String] = [], appID: String? = nil, device: String = "default",
                     idleTimeout: Double = 5, policy: SoundPolicy? = nil, cacheLimit: Int = 32 << 20,
@@ -181,8 +185,11 @@ public final class NotificationSoundPlayer: Sendable {
     ///   - completion: called exactly once on the player's callback thread, with the outcome and
     ///     the warnings — also for a sound that could not be found or played.
     /// - Returns: the id, for ``cancel(_:)``, ``pause(_:)`` and ``resume(_:)``.
-    /// - Throws: only for a request that can never play: a gain or critical volume outside
-    ///   0…1, a sound name that is not a file name, a closed player. Nothing has been queued then.
+    /// - Throws: for a request that can never play: a gain or critical volume outside 0…1, a
+    ///   sound name that is not a file name, a closed player; and `.busy` for one that comes
+    ///   while 256 of its kind (critical, or not) wait to be looked up (a flood: a critical
+    ///   request is never refused for the others, nor waits behind them). Nothing has been
+    ///   queued then.
     @discardableResult
     public func play(
         _ sound: NotificationSound, suppressSound: Bool = false, gain: Float = 1,
@@ -263,16 +270,20 @@ public final class NotificationSoundPlayer: Sendable {
     }
 
     private func submit(_ request: PlayRequest, _ completion: Completion) throws(NotificationSoundError) -> PlaybackID {
-        guard let id = core.submit(request, completion) else { throw .closed }
-        return id
+        try core.submit(request, completion)
     }
 
     private func awaitReport(_ request: PlayRequest) async throws(NotificationSoundError) -> PlaybackReport {
         let core = self.core
-        let id = Mutex<PlaybackID?>(nil)  // nil after the wait: the player was closed, nothing queued
+        let id = Mutex<PlaybackID?>(nil)
+        let refusal = Mutex<NotificationSoundError?>(nil)  // set when nothing was queued: closed, or busy
         let report = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<PlaybackReport?, Never>) in
-                guard let submitted = core.submit(request, .continuation(continuation)) else {
+                let submitted: PlaybackID
+                do throws(NotificationSoundError) {
+                    submitted = try core.submit(request, .continuation(continuation))
+                } catch {
+                    refusal.withLock { $0 = error }
                     continuation.resume(returning: nil)
                     return
                 }
@@ -282,7 +293,7 @@ public final class NotificationSoundPlayer: Sendable {
         } onCancel: {
             if let submitted = id.withLock({ $0 }) { core.post(.cancel(submitted)) }
         }
-        guard let report else { throw .closed }
+        guard let report else { throw refusal.withLock { $0 } ?? .closed }
         return report
     }
 }

@@ -14,7 +14,7 @@ final class OggFLACSource: ForeignFrameSource {
     let channelCount: Int
     let frameCount: Int
     let bitsPerSample: Int
-    private let loops: Bool
+    var loops: Bool
 
     /// Whether `file` begins an Ogg stream of FLAC (checked on its first bytes, before libFLAC
     /// is loaded).

@@ -7,8 +7,9 @@ import NotiPlayResampler
 /// deadlines. Everything that can take time happens here or on threads it starts — the lookup,
 /// the 30-second rule, opening the file and decoding its first buffer, opening a device (on a
 /// thread of its own, with a deadline) — never on a caller's thread. Commands arrive in order
-/// through ``PlayerCore``, so a sound that ends before its `play` was even handled is reported
-/// after it, never lost; and it sleeps until there is work or a deadline.
+/// through ``PlayerCore`` (critical plays ahead of the rest), so a sound that ends before its
+/// `play` was even handled is reported after it, never lost; and it sleeps until there is work
+/// or a deadline.
 final class PlayerControl {
     /// How often a device that plays is looked at for progress (only while it plays).
     static let progressLook = 1.0
@@ -72,6 +73,7 @@ final class PlayerControl {
         /// The file found, and its rate and channels, for the report.
         let file: String
         let shape: (sampleRate: Int, channelCount: Int)
+        let isCritical: Bool
         /// Paused before it had a voice (waiting for its device, or parked): it starts paused.
         var paused = false
     }
@@ -83,10 +85,18 @@ final class PlayerControl {
         JoinableThread.detached {
             noti_name_this_thread("noti-play-ctl")
             let control = PlayerControl(core: core)
-            while let commands = core.nextCommands(deadline: control.nextDeadline) {
-                commands.forEach(control.handle)
-                control.handleDeadlines(now: monotonicNanoseconds())
-                control.drainIfIdle()
+            taking: while true {
+                switch core.nextCommand(deadline: control.nextDeadline) {
+                case .closed:
+                    break taking
+                case .command(let command, let more):
+                    control.handle(command)
+                    control.handleDeadlines(now: monotonicNanoseconds())
+                    if !more { control.drainIfIdle() }  // a play still queued plays before a drain closes its device
+                case .deadlinePassed:
+                    control.handleDeadlines(now: monotonicNanoseconds())
+                    control.drainIfIdle()
+                }
             }
             control.closeDevices()
             core.controlEnded()
@@ -137,6 +147,11 @@ final class PlayerControl {
                 return
             }
             path = file.path
+            if !isCritical && isPreemptedOnArrival(id) {
+                core.finish(id, .preempted, warnings: warnings, file: path)
+                return
+            }
+            core.configuration.afterLookup(path)
             prepared = Prepared(id: id, sound: try core.cache.open(file, loops: loops), volume: volume, isCritical: isCritical)
         } catch {
             core.finish(id, .failed(error), warnings: warnings)
@@ -144,7 +159,7 @@ final class PlayerControl {
         }
         let key = EngineKey(device: core.configuration.device)
         sounds[id] = Sound(key: key, warnings: warnings, file: path,
-                           shape: (Int(prepared.sound.sampleRate.rounded()), prepared.sound.channelCount))
+                           shape: (Int(prepared.sound.sampleRate.rounded()), prepared.sound.channelCount), isCritical: prepared.isCritical)
         switch devices[key] {
         case .open(let engine, _)? where engine.deviceFailure == nil:
             if parked[key] != nil { parked[key] = capped(parked[key]! + [prepared]) }  // behind the burst, in order
@@ -160,6 +175,13 @@ final class PlayerControl {
         case nil:
             open(key, for: prepared)
         }
+    }
+
+    /// Whether a sound asked for before a critical one that is playing or waiting now was
+    /// looked up only after it (critical requests do not wait behind others: ``PlayerCore``).
+    /// Had it started first, the critical sound would have faded it out: it is `preempted`.
+    private func isPreemptedOnArrival(_ id: PlaybackID) -> Bool {
+        sounds.contains { $0.key.rawValue > id.rawValue && $0.value.isCritical }
     }
 
     /// The file, the volume to play it at and its kind, or why nothing plays.

@@ -5,6 +5,14 @@ import NotiPlayOutput
 enum PlayRequest: Sendable {
     case sound(NotificationSound, suppressSound: Bool, gain: Float)
     case notification(NotificationRequest)
+
+    /// Whether it asks for a critical sound (taken before every other command).
+    var isCritical: Bool {
+        switch self {
+        case .sound(let sound, _, _): sound.isCritical
+        case .notification(let request): request.urgency == .critical
+        }
+    }
 }
 
 /// Who hears how a `play` ended.
@@ -38,14 +46,30 @@ struct EngineKey: Hashable, Sendable {
 /// The state the caller's threads and noti-play's threads share: the command queue, who is
 /// waiting for which id, and the switches. A caller's thread only takes this lock for a moment
 /// (queueing a command), and nobody holds it while doing work.
+///
+/// The queue is bounded, and a critical sound never waits behind others: critical `play`s have
+/// a queue of their own, which the control thread empties before taking any other command, and
+/// each kind holds at most `queueLimit` requests; one more is refused at once (`busy`) on the
+/// caller's thread, with nothing queued. (Issue 23: 0.5 s of `noti_play_default` in a loop
+/// queued 473k requests, 176 MB, and a critical sound asked next was answered 7.2 s later.)
 final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condition`.
     let configuration: NotificationSoundPlayer.Configuration
     let policy: SoundPolicy
     /// nil when its thread could not be started; the core is then closed from the start.
     let callbacks: CallbackQueue?
     let cache: SoundCache
+    /// Requests of one kind (critical, or not) that may wait for the control thread: far more
+    /// than a desktop's burst of notifications (a stream plays 16 and lets 32 wait; the rest
+    /// give way), few enough that they cost little (under 1 kB each) and are looked up within
+    /// milliseconds. Past it a host that floods the player learns so on its own thread, and
+    /// nothing grows.
+    static let queueLimit = 256
     private let condition = Condition()
-    private var commands: [PlayerCommand] = []
+    /// Every command but the critical plays, in the order it came.
+    private var commands = FIFO<PlayerCommand>()
+    /// The non-critical plays among `commands`.
+    private var queuedPlays = 0
+    private var criticalPlays = FIFO<PlayerCommand>()
     private var completions: [PlaybackID: Completion] = [:]
     private var closed = false
     /// Set by the control thread once it has closed every device, on its way out.
@@ -61,14 +85,23 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
         closed = callbacks == nil
     }
 
-    /// A new id, and the request queued for the control thread. Returns nil once closed.
-    func submit(_ request: PlayRequest, _ completion: Completion) -> PlaybackID? {
-        condition.withLock {
-            guard !closed else { return nil }
+    /// A new id, and the request queued for the control thread; `.closed` once closed, `.busy`
+    /// when `queueLimit` requests of its kind are waiting already (then nothing is queued).
+    func submit(_ request: PlayRequest, _ completion: Completion) throws(NotificationSoundError) -> PlaybackID {
+        try condition.withLock { () throws(NotificationSoundError) -> PlaybackID in
+            guard !closed else { throw .closed }
+            let critical = request.isCritical
+            let waiting = critical ? criticalPlays.count : queuedPlays
+            guard waiting < Self.queueLimit else { throw .busy(waiting: waiting, critical: critical) }
             nextID += 1
             let id = PlaybackID(rawValue: nextID)
             completions[id] = completion
-            commands.append(.play(id, request))
+            if critical {
+                criticalPlays.append(.play(id, request))
+            } else {
+                commands.append(.play(id, request))
+                queuedPlays += 1
+            }
             condition.broadcast()
             return id
         }
@@ -104,20 +137,33 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
         }
     }
 
-    /// The control thread's wait: the commands that arrived, or none when `deadline` (monotonic
-    /// nanoseconds) passed first; nil once closed. Without a deadline it sleeps until there is work.
-    func nextCommands(deadline: UInt64?) -> [PlayerCommand]? {
+    /// What the control thread's wait ends with.
+    enum Next {
+        /// The next command: a critical play before any other. `more`: others are waiting.
+        case command(PlayerCommand, more: Bool)
+        case deadlinePassed
+        case closed
+    }
+
+    /// The control thread's wait, one command at a time (so that a critical play that comes
+    /// while it works through others is the next it takes), or until `deadline` (monotonic
+    /// nanoseconds). Without a deadline it sleeps until there is work.
+    func nextCommand(deadline: UInt64?) -> Next {
         condition.withLock {
-            while commands.isEmpty && !closed {
+            while commands.isEmpty && criticalPlays.isEmpty && !closed {
                 if let deadline {
                     if !condition.wait(until: deadline) { break }
                 } else {
                     condition.wait()
                 }
             }
-            if closed { return nil }
-            defer { commands = [] }
-            return commands
+            if closed { return .closed }
+            if let critical = criticalPlays.popFirst() {
+                return .command(critical, more: !(criticalPlays.isEmpty && commands.isEmpty))
+            }
+            guard let command = commands.popFirst() else { return .deadlinePassed }
+            if case .play = command { queuedPlays -= 1 }
+            return .command(command, more: !commands.isEmpty)
         }
     }
 
@@ -140,7 +186,9 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
     func close() {
         let waiting = condition.withLock { () -> [PlaybackID: Completion] in
             closed = true
-            commands = []
+            commands = FIFO()
+            criticalPlays = FIFO()
+            queuedPlays = 0
             condition.broadcast()
             defer { completions = [:] }
             return completions
@@ -155,5 +203,32 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
         condition.withLock {
             while !devicesClosed && condition.wait(until: deadline) {}
         }
+    }
+}
+
+/// A first-in, first-out list that takes from its front without shifting the rest.
+struct FIFO<Element> {
+    private var elements: [Element?] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == elements.count }
+    var count: Int { elements.count - head }
+
+    mutating func append(_ element: Element) { elements.append(element) }
+
+    mutating func popFirst() -> Element? {
+        guard head < elements.count else { return nil }
+        defer {
+            elements[head] = nil  // let go of it now, not at the next compaction
+            head += 1
+            if head == elements.count {
+                elements.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 1024 && 2 * head >= elements.count {
+                elements.removeFirst(head)
+                head = 0
+            }
+        }
+        return elements[head]
     }
 }

@@ -10,6 +10,12 @@ import Synchronization
 /// its forms (a daemon's default sound, played often, stays). A sound's first play streams from
 /// the file and records what it decodes and what its conversion puts out; the recordings arrive
 /// on the engine's decode worker, hence the lock.
+///
+/// Recordings in flight are bounded too: one per file and form at a time (16 voices of one
+/// file, started together, make one recording, which the plays after it share from the cache;
+/// the others stream from the file), and at most `limit` bytes in all. Each recording reserves
+/// its whole room before it starts (issue 23: every voice recorded its own 32 MiB decode and its
+/// conversion, 16 voices of one 16.7 MB WAV peaked at 604 MB).
 final class SoundCache: Sendable {
     /// What a stream takes: the rate, channels and speakers (the device's channel map, where it
     /// names them) a cached conversion was made for.
@@ -19,8 +25,22 @@ final class SoundCache: Sendable {
         var speakers: [ChannelLayout.Speaker]?
     }
 
+    /// What a file's header said when a form of it was made. A form is served only to a play
+    /// whose header says the same: a file rewritten in place with its size and modification
+    /// time kept is another sound, which must not play as the one its identity names.
+    fileprivate struct Header: Equatable {
+        var sampleRate: Double
+        var channelCount: Int
+        var frameCount: Int
+
+        init(_ sound: ParsedSound) {
+            (sampleRate, channelCount, frameCount) = (sound.sampleRate, sound.channelCount, sound.frameCount)
+        }
+    }
+
     /// One file's forms.
     struct Entry {
+        fileprivate let header: Header
         /// As decoded: nil when only a conversion was recorded (its decode alone was over the limit).
         var decoded: DecodedSound?
         /// The speakers the file names for its channels.
@@ -52,22 +72,44 @@ final class SoundCache: Sendable {
             case file(any FrameSource)
         }
         fileprivate let identity: FileIdentity
+        fileprivate let header: Header
         fileprivate let loops: Bool
         fileprivate let decode: Decode
         /// The conversions cached for it when it was looked up.
         fileprivate let conversions: [StreamShape: DecodedSound]
         fileprivate let layout: ChannelLayout?
 
-        var sampleRate: Double {
-            switch decode {
-            case .cached(let sound): sound.sampleRate
-            case .file(let source): source.sampleRate
-            }
+        var sampleRate: Double { header.sampleRate }
+        var channelCount: Int { header.channelCount }
+    }
+
+    /// A form of a file: as decoded, or as converted for a stream.
+    private enum Form: Hashable {
+        case decoded
+        case converted(StreamShape)
+    }
+
+    private struct RecordingKey: Hashable {
+        var identity: FileIdentity
+        var form: Form
+    }
+
+    /// The room one recording in flight holds, from the moment it may start until it is handed
+    /// to the cache or let go: its recorder (which holds this) is released with the source that
+    /// records, when the voice ends, is cancelled or waits no more, or the recording stops.
+    private final class Reservation: Sendable {
+        let cache: SoundCache
+        let key: RecordingKey
+        let bytes: Int
+
+        init(_ cache: SoundCache, _ key: RecordingKey, bytes: Int) {
+            (self.cache, self.key, self.bytes) = (cache, key, bytes)
         }
-        var channelCount: Int {
-            switch decode {
-            case .cached(let sound): sound.channelCount
-            case .file(let source): source.channelCount
+
+        deinit {
+            cache.state.withLock { state in
+                state.recording.remove(key)
+                state.recordingBytes -= bytes
             }
         }
     }
@@ -84,6 +126,9 @@ final class SoundCache: Sendable {
         var firstUse = 0
         var oldest = 0
         var bytes = 0
+        /// The forms being recorded, and the room their recordings reserved.
+        var recording: Set<RecordingKey> = []
+        var recordingBytes = 0
         var figures = SoundCacheFigures()
 
         /// Makes `identity`'s entry, if there is one, the one played last.
@@ -117,38 +162,44 @@ final class SoundCache: Sendable {
 
     init(limit: Int) { self.limit = max(0, limit) }
 
-    /// `file`'s cached forms, if it has not changed since they were made; its decode from the
-    /// file (recorded for the cache unless larger than the whole cache) when they lack it.
-    func open(_ file: SoundFile, loops: Bool) throws(NotificationSoundError) -> Opened {
-        let identity = file.file.identity
+    /// `sound`'s cached forms, if its file has not changed since they were made and its header
+    /// says what theirs did; else its decode from the file, recorded for the cache when no other
+    /// play records it and there is room (see ``recorder(_:of:header:frames:_:)``).
+    func open(_ sound: ParsedSound, loops: Bool) throws(NotificationSoundError) -> Opened {
+        let identity = sound.file.file.identity, header = Header(sound)
         let cached = state.withLock { state in
             state.use(identity)
-            return state.entries[identity]
+            return state.entries[identity].flatMap { $0.header == header ? $0 : nil }
         }
-        if let cached, let decoded = cached.decoded, cached.readByLibsndfileAs.map(file.formats.allowsAll) ?? true {
-            return Opened(identity: identity, loops: loops, decode: .cached(decoded), conversions: cached.converted, layout: cached.layout)
+        if let cached, let decoded = cached.decoded, cached.readByLibsndfileAs.map(sound.file.formats.allowsAll) ?? true {
+            return Opened(identity: identity, header: header, loops: loops, decode: .cached(decoded), conversions: cached.converted,
+                          layout: cached.layout)
         }
-        let layout = Mutex<ChannelLayout?>(nil)
-        // Strong: the cache holds no source, so there is no cycle; it lives while the sound
-        // plays. (A weak reference's side table is what LeakSanitizer reported at every exit
-        // of the command, which plays through a player since its one play path.)
-        let source = try SoundSources.open(file, loops: loops, recordingLimit: limit / MemoryLayout<Float>.size) { [self] sound in
-            remember(identity) { $0.decoded = sound; $0.layout = layout.withLock { $0 } }
-        }
-        let named = (source as? RecordingDecoderSource)?.channelLayout ?? (source as? any ForeignFrameSource)?.channelLayout
-        layout.withLock { $0 = named }
-        state.withLock { $0.figures.fileOpens += 1 }
-        // libsndfile's or libFLAC's decode is recorded here (the pure-Swift decoder records its own): a
-        // theme's Ogg or FLAC, played at the stream's rate, is not decoded again either. Only
-        // if it ends at the length libsndfile stated (see ``RecordingSource/endedShort``).
-        var played = source
-        if let foreign = source as? any ForeignFrameSource, !loops {
-            let formats = file.formats
-            played = RecordingSource(source, limit: limit / MemoryLayout<Float>.size, statedFrames: foreign.frameCount) { [self] sound in
-                remember(identity) { $0.decoded = sound; $0.layout = named; $0.readByLibsndfileAs = formats }
+        let layout = sound.channelLayout, formats = sound.file.formats
+        let played: any FrameSource
+        switch try sound.takeDecoder() {
+        case .swift(let decoder):
+            let record = recorder(.decoded, of: identity, header: header, frames: decoder.framesRemaining) { entry, decoded in
+                entry.decoded = decoded
+                entry.layout = layout
             }
+            played = RecordingDecoderSource(decoder, loops: loops, recordingLimit: limit / MemoryLayout<Float>.size, onComplete: record)
+        case .foreign(let source):
+            // libsndfile's or libFLAC's decode is recorded here (the pure-Swift decoder records its
+            // own): a theme's Ogg or FLAC, played at the stream's rate, is not decoded again either.
+            // Only if it ends at the length the file stated (see ``RecordingSource/endedShort``).
+            source.loops = loops
+            let record = loops ? nil : recorder(.decoded, of: identity, header: header, frames: source.frameCount) { entry, decoded in
+                entry.decoded = decoded
+                entry.layout = layout
+                entry.readByLibsndfileAs = formats
+            }
+            played = record.map { RecordingSource(source, limit: limit / MemoryLayout<Float>.size, statedFrames: source.frameCount, onComplete: $0) }
+                ?? source
         }
-        return Opened(identity: identity, loops: loops, decode: .file(played), conversions: cached?.converted ?? [:], layout: named)
+        state.withLock { $0.figures.fileOpens += 1 }
+        return Opened(identity: identity, header: header, loops: loops, decode: .file(played), conversions: cached?.converted ?? [:],
+                      layout: layout)
     }
 
     /// The frames `sound` plays on a stream of `shape`: its cached conversion for that stream,
@@ -167,12 +218,49 @@ final class SoundCache: Sendable {
         guard let converting = try ConvertingSource.converting(
             decode, layout: sound.layout, to: shape.sampleRate, channels: shape.channelCount, speakers: shape.speakers) else { return decode }
         state.withLock { $0.figures.conversions += 1 }
-        guard !sound.loops else { return converting }
-        let identity = sound.identity
-        return RecordingSource(converting, limit: limit / MemoryLayout<Float>.size) { [self] converted in
+        guard !sound.loops, let record = recorder(.converted(shape), of: sound.identity, header: sound.header,
+                                                  frames: RecordingSource.expectedFrames(of: converting), { entry, converted in
+            entry.converted[shape] = converted
+        }) else { return converting }
+        return RecordingSource(converting, limit: limit / MemoryLayout<Float>.size) { converted in
             // Nor the conversion of a decode that ended short: it is of no more than that.
             guard recordedDecode?.endedShort != true else { return }
-            remember(identity) { $0.converted[shape] = converted }
+            record(converted)
+        }
+    }
+
+    /// What hands a whole recording of `identity`'s `form` (`frames` frames, by the header) to
+    /// the cache, if this play may make it: nil while another play records that form (the
+    /// plays after it share its recording, from the cache), or when the recordings in flight
+    /// would then hold more than `limit` bytes (this play streams, unrecorded). The room is
+    /// reserved from now until the recorder is released (``Reservation``).
+    private func recorder(
+        _ form: Form, of identity: FileIdentity, header: Header, frames: Int?,
+        _ add: @escaping @Sendable (inout Entry, DecodedSound) -> Void
+    ) -> (@Sendable (DecodedSound) -> Void)? {
+        let key = RecordingKey(identity: identity, form: form)
+        let channels = switch form {
+        case .decoded: header.channelCount
+        case .converted(let shape): shape.channelCount
+        }
+        let limitSamples = limit / MemoryLayout<Float>.size
+        guard let frames, frames >= 0, frames <= limitSamples / channels else { return nil }
+        let bytes = frames * channels * MemoryLayout<Float>.size + SoundCacheFigures.formOverhead
+        let granted = state.withLock { state in
+            guard !state.recording.contains(key), state.recordingBytes + bytes <= limit else { return false }
+            state.recording.insert(key)
+            state.recordingBytes += bytes
+            state.figures.recordings += 1
+            state.figures.peakRecordingBytes = max(state.figures.peakRecordingBytes, state.recordingBytes)
+            return true
+        }
+        guard granted else { return nil }
+        let reservation = Reservation(self, key, bytes: bytes)
+        // Strong: the cache holds no recorder, so there is no cycle; it lives while the sound
+        // plays. (A weak reference's side table is what LeakSanitizer reported at every exit
+        // of the command, which plays through a player since its one play path.)
+        return { [self] recorded in
+            withExtendedLifetime(reservation) { remember(identity, header) { add(&$0, recorded) } }
         }
     }
 
@@ -188,13 +276,14 @@ final class SoundCache: Sendable {
         }
     }
 
-    /// Puts a form in `identity`'s entry (made if it has none), unless the entry would then
-    /// exceed the whole limit; then lets the least recently played entries go until the cache is
-    /// within its limit.
-    private func remember(_ identity: FileIdentity, _ add: (inout Entry) -> Void) {
+    /// Puts a form in `identity`'s entry (made afresh if it has none, or one made from another
+    /// header), unless the entry would then exceed the whole limit; then lets the least recently
+    /// played entries go until the cache is within its limit.
+    private func remember(_ identity: FileIdentity, _ header: Header, _ add: (inout Entry) -> Void) {
         state.withLock { state in
-            var entry = state.entries[identity] ?? Entry()
-            let before = entry.bytes
+            let old = state.entries[identity]
+            var entry = old.flatMap { $0.header == header ? $0 : nil } ?? Entry(header: header)
+            let before = old?.bytes ?? 0
             add(&entry)
             guard entry.bytes <= limit else { return }
             state.entries[identity] = entry
@@ -223,24 +312,32 @@ package struct SoundCacheFigures: Equatable, Sendable {
     package var fileOpens = 0
     /// Plays converted to their stream as they played (not from a cached conversion).
     package var conversions = 0
+    /// Recordings begun (of a decode or a conversion), each with its room reserved.
+    package var recordings = 0
+    /// The most bytes the recordings in flight held at once, with `formOverhead` each: at most
+    /// the cache's limit.
+    package var peakRecordingBytes = 0
 
-    package init(bytes: Int = 0, sounds: Int = 0, fileOpens: Int = 0, conversions: Int = 0) {
+    package init(bytes: Int = 0, sounds: Int = 0, fileOpens: Int = 0, conversions: Int = 0, recordings: Int = 0, peakRecordingBytes: Int = 0) {
         self.bytes = bytes
         self.sounds = sounds
         self.fileOpens = fileOpens
         self.conversions = conversions
+        self.recordings = recordings
+        self.peakRecordingBytes = peakRecordingBytes
     }
 }
 
 /// Hands out another source's frames and keeps a copy of them; at their end, if they all fit
-/// in `limit` samples (and the source did not end short), gives the whole recording to
-/// `onComplete`, once. For a source that ends.
+/// in the room its duration gives (at most `limit` samples) and the source did not end short,
+/// gives the whole recording to `onComplete`, once. For a source that ends.
 final class RecordingSource: FrameSource {
     private let source: any FrameSource
-    private let limit: Int
     private let statedFrames: Int?
     private var framesRead = 0
     private var recorded: [Float] = []
+    /// Its room, reserved at the first frames: the whole recording by the source's duration.
+    private var expectedSamples = 0
     private var onComplete: ((DecodedSound) -> Void)?
     /// Whether the source ended before the `statedFrames` it was said to hold: libsndfile stops
     /// at the length a file's header states (FLAC's STREAMINFO, Ogg's last granule position),
@@ -254,10 +351,18 @@ final class RecordingSource: FrameSource {
     /// `frames`), else nil.
     init(_ source: any FrameSource, limit: Int, statedFrames: Int? = nil, onComplete: @escaping (DecodedSound) -> Void) {
         self.source = source
-        self.limit = limit
         self.statedFrames = statedFrames
-        let expected = source.duration.map { $0 * source.sampleRate * Double(source.channelCount) } ?? .infinity
-        if expected <= Double(limit) { self.onComplete = onComplete }
+        if let frames = Self.expectedFrames(of: source), frames <= limit / source.channelCount {
+            self.onComplete = onComplete
+            expectedSamples = frames * source.channelCount
+        }
+    }
+
+    /// The frames a recording of `source` holds at most, by its duration (rounded up: a
+    /// conversion puts out round(N × out / in) frames); nil when it does not say.
+    static func expectedFrames(of source: any FrameSource) -> Int? {
+        guard let frames = source.duration.map({ ($0 * source.sampleRate).rounded(.up) }), frames.isFinite, frames < 0x1p62 else { return nil }
+        return Int(frames)
     }
 
     var sampleRate: Double { source.sampleRate }
@@ -275,12 +380,10 @@ final class RecordingSource: FrameSource {
                 onComplete(DecodedSound(sampleRate: source.sampleRate, channelCount: source.channelCount, samples: recorded))
             }
             stop()
-        } else if recorded.count + samples > limit {
+        } else if recorded.count + samples > expectedSamples {  // past its room (and so never past `limit`)
             stop()
         } else {
-            if recorded.isEmpty, let duration = source.duration {
-                recorded.reserveCapacity(Int((duration * source.sampleRate).rounded(.up)) * source.channelCount + samples)
-            }
+            if recorded.isEmpty { recorded.reserveCapacity(expectedSamples) }
             recorded.append(contentsOf: buffer.prefix(samples))
         }
         return frames

@@ -67,6 +67,9 @@ public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConv
     case playback(PlaybackError)
     /// The player was closed.
     case closed
+    /// Refused at once: this many requests of its kind (critical or not) are already waiting to
+    /// be looked up (``NotificationSoundPlayer`` bounds its queue).
+    case busy(waiting: Int, critical: Bool)
     case attachment(String, String)
 
     /// Whether the sound is not there (or was not found within a lookup's bounds): a
@@ -98,6 +101,8 @@ public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConv
             "audio device '\(device)': still not answering (an earlier open or write has not returned); nothing is tried until it does"
         case .playback(let error): error.description
         case .closed: "the player is closed"
+        case .busy(let waiting, let critical):
+            "too many sounds asked for at once: \(waiting) \(critical ? "critical " : "")requests are already waiting to be looked up, so this one is refused"
         case .attachment(let path, let why): "\(path): not a valid notification attachment: \(why)"
         }
     }

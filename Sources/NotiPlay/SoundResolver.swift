@@ -4,8 +4,8 @@ import NotiPlayOutput
 /// A notification sound made concrete: the file to play and how, or why nothing plays.
 public struct ResolvedSound: Sendable, Equatable {
     public enum Action: Sendable, Equatable {
-        /// The sound, opened: what plays is the file that was checked.
-        case play(SoundFile, volume: Float, loops: Bool, isCritical: Bool)
+        /// The sound, opened and its header read: what plays is what was checked.
+        case play(ParsedSound, volume: Float, loops: Bool, isCritical: Bool)
         /// Nothing plays, for a reason a person can read ("quiet hours", "suppress-sound").
         case silent(String)
     }
@@ -45,10 +45,10 @@ public struct SoundResolver: Sendable {
         }
 
         var warnings: [String] = []
-        var file: SoundFile
+        let file: SoundFile?
         switch sound.source {
         case .systemDefault:
-            file = try defaultSound(for: sound, warnings: &warnings)
+            file = nil
         case .named(let name):
             file = SoundFile(try locator.locate(name), formats: .notificationSound)
         case .themeName(let name):
@@ -69,15 +69,19 @@ public struct SoundResolver: Sendable {
             file = SoundFile(try Self.open(path), formats: .notificationSound)
         }
 
-        // The 30-second rule: a long sound gives way to the default, never plays in full.
-        if sound.source != .systemDefault {
-            let duration = try SoundSources.duration(of: file)
-            if duration >= maximumDuration {
-                warnings.append("\(file.path) lasts \(duration.oneDecimal) s; notification sounds must be shorter than \(Int(maximumDuration)) s, so the default sound plays instead")
-                file = try defaultSound(for: sound, warnings: &warnings)
+        var parsed: ParsedSound
+        if let file {
+            // The 30-second rule: a long sound gives way to the default, never plays in full.
+            // The header it judges is the one that plays (``ParsedSound``): it is read once.
+            parsed = try ParsedSound(file)
+            if parsed.duration >= maximumDuration {
+                warnings.append("\(file.path) lasts \(parsed.duration.oneDecimal) s; notification sounds must be shorter than \(Int(maximumDuration)) s, so the default sound plays instead")
+                parsed = try defaultSound(for: sound, warnings: &warnings)
             }
+        } else {
+            parsed = try defaultSound(for: sound, warnings: &warnings)
         }
-        return ResolvedSound(action: .play(file, volume: volume, loops: sound.isRingtone, isCritical: sound.isCritical), warnings: warnings)
+        return ResolvedSound(action: .play(parsed, volume: volume, loops: sound.isRingtone, isCritical: sound.isCritical), warnings: warnings)
     }
 
     /// What a notification's hints ask for (``NotificationRequest/sound``), with
@@ -119,7 +123,7 @@ public struct SoundResolver: Sendable {
     }
 
     /// The configured default for the sound's kind when it opens and decodes, else the bundled one.
-    func defaultSound(for sound: NotificationSound, warnings: inout [String]) throws(NotificationSoundError) -> SoundFile {
+    func defaultSound(for sound: NotificationSound, warnings: inout [String]) throws(NotificationSoundError) -> ParsedSound {
         let (configured, bundled) = sound.isRingtone
             ? (policy.ringtoneSound, "ringtone.caf")
             : sound.isCritical ? (policy.criticalSound, "critical.caf") : (policy.defaultSound, "default.caf")
@@ -127,9 +131,7 @@ public struct SoundResolver: Sendable {
             // Checked by decoding its header: a configured sound that cannot play must not turn a
             // critical alert into silence.
             do throws(NotificationSoundError) {
-                let file = SoundFile(try Self.open(SoundPath(configured)), formats: .anyReadable)
-                _ = try SoundSources.duration(of: file)
-                return file
+                return try ParsedSound(SoundFile(try Self.open(SoundPath(configured)), formats: .anyReadable))
             } catch {
                 warnings.append("\(error.description): the configured sound cannot be played; using noti-play's own")
             }
@@ -140,7 +142,7 @@ public struct SoundResolver: Sendable {
         }
         let file = folder.appendingPath(bundled)
         let path = FileSystem.isRegularFile(file) ? file : folder.appendingPath("default.caf")
-        return SoundFile(try Self.open(SoundPath(path)), formats: .notificationSound)
+        return try ParsedSound(SoundFile(try Self.open(SoundPath(path)), formats: .notificationSound))
     }
 }
 

@@ -1,6 +1,7 @@
 import CSndFileLoader
 import NotiPlayDecoder
 import NotiPlayOutput
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,6 +32,75 @@ public struct SoundFile: Sendable, Equatable {
     public static func == (a: Self, b: Self) -> Bool { a.file === b.file && a.formats == b.formats }
 }
 
+/// A sound file whose header has been read, once: what it holds, and the decoder that plays
+/// exactly that. The 30-second rule judges this description, and what plays is read through its
+/// decoder, never through a second parse: a sender who rewrites the header between two reads
+/// (issue 23: the WAV's rate field flipped from 352,800 Hz, 29.9 s and allowed, to 8,000 Hz,
+/// 1,318 s) changes nothing that plays. At most `frameCount` frames play (a loop plays them
+/// again), however the file grows or changes under the descriptor.
+public final class ParsedSound: Sendable, Equatable {
+    public let file: SoundFile
+    public let sampleRate: Double
+    public let channelCount: Int
+    /// The frames its header states: the pure-Swift decoder's exact count, or libsndfile's.
+    public let frameCount: Int
+    /// The speakers the file names for its channels, where it names them.
+    public let channelLayout: ChannelLayout?
+    /// Handed out once (``takeDecoder()``): it reads through the file's shared descriptor.
+    private let decoder: Mutex<Decoder?>
+
+    enum Decoder {
+        case swift(SoundDecoder)
+        /// libsndfile's, or libFLAC's for FLAC in Ogg (``SoundSources/foreignSource(_:loops:declined:)``).
+        case foreign(any ForeignFrameSource)
+    }
+
+    /// Reads `file`'s header: the pure-Swift decoder's formats, else libsndfile's where the
+    /// file's ``SoundFormats`` allow it.
+    public convenience init(_ file: SoundFile) throws(NotificationSoundError) {
+        self.init(file, try Self.decoder(of: file))
+    }
+
+    private init(_ file: SoundFile, _ decoder: sending Decoder) {
+        self.file = file
+        switch decoder {
+        case .swift(let swift):
+            (sampleRate, channelCount, frameCount) = (swift.description.sampleRate, swift.description.channelCount, swift.description.frameCount)
+            channelLayout = swift.description.channelLayout
+        case .foreign(let foreign):
+            (sampleRate, channelCount, frameCount) = (foreign.sampleRate, foreign.channelCount, foreign.frameCount)
+            channelLayout = foreign.channelLayout
+        }
+        self.decoder = Mutex(decoder)
+    }
+
+    private static func decoder(of file: SoundFile) throws(NotificationSoundError) -> Decoder {
+        do {
+            return .swift(try SoundDecoder(file: file.file))
+        } catch {
+            return .foreign(try SoundSources.foreignSource(file, loops: false, declined: error))
+        }
+    }
+
+    /// The path, escaped for messages.
+    public var path: String { file.path }
+    /// Its length in seconds, by its header.
+    public var duration: Double { Double(frameCount) / sampleRate }
+
+    /// The decoder of the header that was read. Asked again (a second play of one parsed
+    /// sound), the file is parsed again, and plays only if it still says what was judged.
+    func takeDecoder() throws(NotificationSoundError) -> Decoder {
+        if let first = decoder.withLock({ $0.take() }) { return first }
+        let again = ParsedSound(file, try Self.decoder(of: file))
+        guard again.sampleRate == sampleRate, again.channelCount == channelCount, again.frameCount == frameCount else {
+            throw .unreadable(path, "it changed after it was checked (\(frameCount) frames at \(Int(sampleRate)) Hz, now \(again.frameCount) at \(Int(again.sampleRate)) Hz)")
+        }
+        return try again.takeDecoder()
+    }
+
+    public static func == (a: ParsedSound, b: ParsedSound) -> Bool { a === b }
+}
+
 /// Opens a sound file for playing: the pure-Swift decoder for WAV, AIFF/AIFC and CAF, and
 /// libsndfile (libFLAC for Ogg FLAC) for what it does not cover, where the file's
 /// ``SoundFormats`` allow it.
@@ -41,21 +111,20 @@ public enum SoundSources {
         _ sound: SoundFile, loops: Bool = false, recordingLimit: Int = .max,
         onDecoded: (@Sendable (DecodedSound) -> Void)? = nil
     ) throws(NotificationSoundError) -> any FrameSource {
-        do {
-            let decoder = try SoundDecoder(file: sound.file)
-            return RecordingDecoderSource(decoder, loops: loops, recordingLimit: recordingLimit, onComplete: onDecoded)
-        } catch {
-            return try foreignSource(sound, loops: loops, declined: error)
-        }
+        try open(ParsedSound(sound), loops: loops, recordingLimit: recordingLimit, onDecoded: onDecoded)
     }
 
-    /// The sound's exact length in seconds, from its header.
-    public static func duration(of sound: SoundFile) throws(NotificationSoundError) -> Double {
-        do {
-            return try SoundDecoder(file: sound.file).description.duration
-        } catch {
-            let file = try foreignSource(sound, loops: false, declined: error)
-            return Double(file.frameCount) / file.sampleRate
+    /// Plays what `sound`'s header said when it was parsed (see ``ParsedSound``).
+    public static func open(
+        _ sound: ParsedSound, loops: Bool = false, recordingLimit: Int = .max,
+        onDecoded: (@Sendable (DecodedSound) -> Void)? = nil
+    ) throws(NotificationSoundError) -> any FrameSource {
+        switch try sound.takeDecoder() {
+        case .swift(let decoder):
+            return RecordingDecoderSource(decoder, loops: loops, recordingLimit: recordingLimit, onComplete: onDecoded)
+        case .foreign(let source):
+            source.loops = loops
+            return source
         }
     }
 
@@ -85,6 +154,8 @@ protocol ForeignFrameSource: FrameSource {
     var channelLayout: ChannelLayout? { get }
     /// What `info` and `check` say of it.
     var foreignDescription: ForeignSoundDescription { get }
+    /// Whether a pass that ends starts again from the first frame (a ringtone).
+    var loops: Bool { get set }
 }
 
 /// A file read through libsndfile: the fallback for formats the pure-Swift decoder does not
@@ -99,7 +170,12 @@ final class LibSndFileSource: ForeignFrameSource {
     /// The speakers of its channels: the file's own map where libsndfile reads one (WAV, CAF),
     /// Vorbis's order for Ogg Vorbis and Opus, else nil (FLAC's order is WAVE's).
     let channelLayout: ChannelLayout?
-    private let loops: Bool
+    /// Whether a pass that ends starts again from the first frame (a ringtone).
+    var loops = false
+    /// Frames read in this pass: never past `frameCount`, what the header promised when the
+    /// 30-second rule read it (libsndfile reads on through the descriptor, whose file a sender
+    /// may have grown or rewritten since).
+    private var position = 0
 
     /// Opens `sound` through libsndfile, on a duplicate of its descriptor (never its path), for
     /// what the pure-Swift decoder `declined` (``SoundSources/foreignSource(_:loops:declined:)``
@@ -134,7 +210,6 @@ final class LibSndFileSource: ForeignFrameSource {
         frameCount = Int(info.frames)
         format = info.format
         channelLayout = Self.channelLayout(of: file, format: info.format, channelCount: Int(info.channels))
-        self.loops = loops
     }
 
     deinit { noti_sf_close(file) }
@@ -142,14 +217,23 @@ final class LibSndFileSource: ForeignFrameSource {
     var duration: Double? { Double(frameCount) / sampleRate }
 
     func read(into buffer: UnsafeMutableBufferPointer<Float>) throws -> Int {
-        let capacity = sf_count_t(buffer.count / channelCount)
-        var frames = Int(noti_sf_readf_float(file, buffer.baseAddress, capacity))
-        if frames == 0 && loops && frameCount > 0 {
+        var frames = readPass(into: buffer)
+        if frames == 0 && loops && position > 0 {  // the pass ended, at its stated length or short of it
             noti_sf_seek(file, 0, SEEK_SET)
-            frames = Int(noti_sf_readf_float(file, buffer.baseAddress, capacity))
+            position = 0
+            frames = readPass(into: buffer)
         }
         // Float files can hold NaN and infinities: they play as silence, never reach the mixer.
         for index in 0..<frames * channelCount where !buffer[index].isFinite { buffer[index] = 0 }
+        return frames
+    }
+
+    /// Reads on in this pass, up to its `frameCount`.
+    private func readPass(into buffer: UnsafeMutableBufferPointer<Float>) -> Int {
+        let capacity = min(buffer.count / channelCount, frameCount - position)
+        guard capacity > 0 else { return 0 }
+        let frames = max(0, Int(noti_sf_readf_float(file, buffer.baseAddress, sf_count_t(capacity))))
+        position += frames
         return frames
     }
 }

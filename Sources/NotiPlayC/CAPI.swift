@@ -34,9 +34,13 @@ public func noti_play_version() -> UnsafePointer<CChar> {
 public func noti_play_new(
     _ device: UnsafePointer<CChar>?, _ folders: UnsafePointer<UnsafePointer<CChar>?>?, _ folderCount: Int
 ) -> OpaquePointer? {
+    // NULL folders are no folders, whatever the count says: the count is not looped over
+    // (2^40 of nothing took minutes, in a call that must not block).
     var appFolders: [String] = []
-    for index in 0..<max(0, folderCount) {
-        if let folder = folders?[index] { appFolders.append(String(cString: folder)) }
+    if let folders {
+        for index in 0..<max(0, folderCount) {
+            if let folder = folders[index] { appFolders.append(String(cString: folder)) }
+        }
     }
     let configuration = NotificationSoundPlayer.Configuration(
         appFolders: appFolders, device: device.map { String(cString: $0) } ?? "default")

@@ -19,10 +19,13 @@
  *   threads; a device that does not open within 5 s fails the request, and so does one that takes
  *   no sound for 5 s while it plays (the stream is then let go). Whatever goes wrong after
  *   the call returned reaches the callback as NOTI_PLAY_FAILED with a one-line reason.
- * - A play call returns 0 only for a request that can never play (a NULL context, a volume
- *   outside 0.0 to 1.0, a sound or theme name that is not a file name, flags this header does not
- *   define); then, if `error` is not
- *   NULL, it stores a one-line message there that the caller frees with noti_play_free_string.
+ * - A play call returns 0 for a request that can never play (a NULL context, a volume outside
+ *   0.0 to 1.0, a sound or theme name that is not a file name, flags this header does not
+ *   define), and for one that comes in a flood: while 256 requests of its kind (critical, or
+ *   not) wait to be looked up, one more is refused at once rather than queued. A critical
+ *   request is never refused for the non-critical ones waiting, nor waits behind them: it is
+ *   looked up next. When a call returns 0 and `error` is not NULL, it stores a one-line
+ *   message there that the caller frees with noti_play_free_string.
  * - Each id returned is answered by exactly one callback, unless the context is freed first.
  *   Callbacks come one at a time from one noti-play thread that does nothing else: a slow
  *   callback delays other callbacks, never the sound. Inside a callback every noti_play_*
@@ -98,8 +101,8 @@ typedef void (*noti_play_callback)(uint64_t id, noti_play_result result, const c
  * A new context. `device`: an ALSA PCM name, or NULL for "default". A device name is ALSA
  * configuration (`file:"|cmd"` runs a command): trust it like a shell command, take it from the
  * user's settings, never from a notification. `app_folders`: the
- * embedding app's own sound folders, searched first for sound names (may be NULL when
- * `app_folder_count` is 0). The user's configuration (~/.config/noti-play/noti-play.conf)
+ * embedding app's own sound folders, searched first for sound names (NULL: none, whatever
+ * `app_folder_count` says). The user's configuration (~/.config/noti-play/noti-play.conf)
  * supplies the notification volume, quiet hours, theme and default sounds.
  * Returns NULL only when out of memory or when the system gives it no thread.
  */

@@ -152,6 +152,80 @@ import Testing
         #expect(try TestTools.run(program, []).status == 0)
     }
 
+    /// Issue 23's C side. noti_play_new with NULL folders and a huge count returns (NULL folders
+    /// are no folders; before, it looped over the count, 10^9 in 0.44 s and 2^62 in years, in a
+    /// call that must not block: a watchdog ends it). A flood of play calls, more than a host
+    /// makes in a second, is refused at once past the queue's bound, with the reason, and the
+    /// peak resident set hardly grows (before, 300,000 calls queued 300,000 requests, over
+    /// 100 MB); a critical request asked after it is still taken.
+    @Test func aHugeFolderCountAndAFloodOfCallsAreAnsweredAtOnce() throws {
+        let source = folder.file("flood.c")
+        try #"""
+            #include <noti-play.h>
+            #include <pthread.h>
+            #include <stdio.h>
+            #include <stdlib.h>
+            #include <string.h>
+            #include <unistd.h>
+
+            /* A call that never returns fails the test instead of hanging it (a thread: the
+               test runner may hand its children SIGALRM ignored). */
+            static void *watchdog(void *unused) {
+                (void)unused;
+                sleep(120);
+                printf("watchdog: still running after 120 s\n");
+                fflush(stdout);
+                _exit(3);
+            }
+
+            static long peak_kib(void) {
+                FILE *status = fopen("/proc/self/status", "r");
+                char line[256];
+                long value = -1;
+                while (status && fgets(line, sizeof line, status)) {
+                    if (strncmp(line, "VmHWM:", 6) == 0) { value = atol(line + 6); break; }
+                }
+                if (status) fclose(status);
+                return value;
+            }
+
+            int main(void) {
+                pthread_t watching;
+                pthread_create(&watching, NULL, watchdog, NULL);
+                noti_play *player = noti_play_new("null", NULL, (size_t)1 << 62);
+                if (!player) return 1;
+                printf("new returned\n");
+                long before = peak_kib(), accepted = 0, refused = 0;
+                char reason[512] = "";
+                for (int call = 0; call < 300000; call++) {
+                    char *error = NULL;
+                    if (noti_play_default(player, 1.0f, 0, NULL, NULL, &error)) accepted++;
+                    else { if (!refused++) snprintf(reason, sizeof reason, "%s", error ? error : "(none)"); noti_play_free_string(error); }
+                }
+                char *error = NULL;
+                uint64_t critical = noti_play_default(player, 1.0f, NOTI_PLAY_CRITICAL, NULL, NULL, &error);
+                printf("accepted %ld refused %ld grew %ld KiB critical %s\n", accepted, refused, peak_kib() - before,
+                       critical ? "taken" : error);
+                printf("reason %s\n", reason);
+                noti_play_free(player);
+                return 0;
+            }
+            """#.write(toFile: source, atomically: true, encoding: .utf8)
+        let program = try build(source, named: "flood")
+        let result = try TestTools.run(program, [], environment: ["XDG_CONFIG_HOME": folder.file("config"), "XDG_DATA_HOME": folder.file("data")])
+        #expect(result.status == 0 && result.signal == nil, "\(result.stdoutText) \(result.stderr)")
+        let lines = result.stdoutText.split(separator: "\n").map(String.init)
+        #expect(lines.first == "new returned", "\(lines)")
+        let figures = lines.dropFirst().first?.split(separator: " ").map(String.init) ?? []
+        #expect(figures.count == 9 && figures[8] == "taken", "\(lines)")
+        if figures.count == 9, let accepted = Int(figures[1]), let refused = Int(figures[3]), let grew = Int(figures[5]) {
+            #expect(refused > 0 && accepted + refused == 300_000, "\(lines)")
+            #expect(grew < 16 * 1024, "the peak resident set grew \(grew) KiB in the flood: \(lines)")
+        }
+        #expect(lines.last == "reason too many sounds asked for at once: 256 requests are already waiting to be looked up, so this one is refused",
+                "\(lines)")
+    }
+
     @Test func theInstalledCommandPlaysItsInstalledSounds() throws {
         _ = try buildDaemon()
         let capture = folder.file("installed.raw")

@@ -19,10 +19,13 @@ import Testing
         return path
     }
 
-    func player(capture: String, policy: SoundPolicy = SoundPolicy(), idleTimeout: Double = 0.5, cacheLimit: Int = 32 << 20) -> NotificationSoundPlayer {
-        NotificationSoundPlayer(configuration: .init(
+    func player(capture: String, policy: SoundPolicy = SoundPolicy(), idleTimeout: Double = 0.5, cacheLimit: Int = 32 << 20,
+                afterLookup: @escaping @Sendable (String) -> Void = { _ in }) -> NotificationSoundPlayer {
+        var configuration = NotificationSoundPlayer.Configuration(
             appFolders: [folder.path], device: "file:FILE=\(capture),FORMAT=raw", idleTimeout: idleTimeout, policy: policy,
-            cacheLimit: cacheLimit))
+            cacheLimit: cacheLimit)
+        configuration.afterLookup = afterLookup
+        return NotificationSoundPlayer(configuration: configuration)
     }
 
     /// A FIFO in the test's folder and ALSA's file plugin writing into it: opening the device
@@ -147,7 +150,7 @@ import Testing
         #expect(once.contains { $0 != 0 })
         #expect(figures == SoundCacheFigures(
             bytes: (decodedFirst.count + decodedOther.count + convertedCount) * 4 + 3 * SoundCacheFigures.formOverhead,
-            sounds: 2, fileOpens: 2, conversions: 1))
+            sounds: 2, fileOpens: 2, conversions: 1, recordings: 3, peakRecordingBytes: figures.peakRecordingBytes))
     }
 
     /// The limit counts every form: the conversion that does not fit with the rest lets the
@@ -483,6 +486,114 @@ import Testing
         #expect(replaced.wait(1).map(\.id) == [ids[0]])
         #expect(replaced.values.withLock { $0 }.map(\.result) == [.replaced])
         player.close()
+    }
+
+    // MARK: Issue 23: the rule's header, the queue
+
+    /// A 16-bit mono WAV of `frames` frames of a tone, its header saying `rate`.
+    static func toneWAV(frames: Int, rate: Int) -> [UInt8] {
+        func u32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
+        func u16(_ v: Int) -> [UInt8] { (0..<2).map { UInt8((v >> (8 * $0)) & 0xFF) } }
+        let data = frames * 2
+        let samples = (0..<frames).flatMap { u16(Int(Int16((sin(Double($0) * 0.1) * 8000).rounded())) & 0xFFFF) }
+        return Array("RIFF".utf8) + u32(36 + data) + Array("WAVEfmt ".utf8) + u32(16) + u16(1) + u16(1)
+            + u32(rate) + u32(rate * 2) + u16(2) + u16(16) + Array("data".utf8) + u32(data) + samples
+    }
+
+    /// Overwrites `path` in place with `bytes` (the same inode, so the descriptor the player
+    /// holds reads them), as a sender who controls the file would.
+    static func rewrite(_ path: String, with bytes: [UInt8]) {
+        let descriptor = open(path, O_WRONLY)
+        #expect(descriptor >= 0 && pwrite(descriptor, bytes, bytes.count, 0) == bytes.count)
+        close(descriptor)
+    }
+
+    /// The 30-second rule and the play read one header (issue 23): a file rewritten between the
+    /// rule's look and the play (here at the seam between them; a sender races it with 3
+    /// notifications a second) plays as it was judged, never more frames than it promised.
+    /// A WAV whose rate field says 44.1 kHz at the rule (0.7 s) and 1 kHz after it (31 s):
+    /// before, the play parsed the header again and played 31 s. A FLAC and an Ogg Vorbis of
+    /// 0.2 s (libsndfile, through its descriptor) overwritten with 31 s ones: before, 31 s played.
+    @Test(arguments: ["wav", "flac", "ogg"])
+    func aFileRewrittenAfterTheThirtySecondRulePlaysAsItWasJudged(format: String) throws {
+        let path = folder.file("judged.\(format)")
+        let judged: [UInt8], swapped: [UInt8], expected: [Float]?
+        if format == "wav" {
+            judged = Self.toneWAV(frames: 31_000, rate: 44100)
+            swapped = Array(judged[..<24]) + [0xE8, 0x03, 0, 0, 0xD0, 0x07, 0, 0] + Array(judged[32...])  // 1000 Hz, 2000 bytes/s
+            try Data(judged).write(to: URL(fileURLWithPath: path))
+            expected = try SoundDecoder(path: path).readAll().flatMap { [$0, $0] }  // mono on a stereo stream
+        } else {
+            let codec = format == "flac" ? ["-c:a", "flac"] : ["-c:a", "libvorbis"]
+            for (name, seconds) in [("judged", 0.2), ("swapped", 31.0)] {
+                try TestTools.runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=660:d=\(seconds):r=44100"] + codec
+                                                    + ["-y", folder.file("\(name)-source.\(format)")])
+            }
+            judged = Array(try Data(contentsOf: URL(fileURLWithPath: folder.file("judged-source.\(format)"))))
+            swapped = Array(try Data(contentsOf: URL(fileURLWithPath: folder.file("swapped-source.\(format)"))))
+            try Data(judged).write(to: URL(fileURLWithPath: path))
+            expected = nil
+        }
+        let promised = try #require(LibSndFile.decode(path)).frameCount
+        let capture = folder.file("judged-\(format).raw")
+        let player = player(capture: capture) { looked in
+            if looked == path { Self.rewrite(path, with: swapped) }
+        }
+        let reports = Reports()
+        if format == "wav" {
+            try player.play(NotificationRequest(soundFile: SoundPath(path))) { reports.add($0) }  // what `listen` plays
+        } else {
+            try player.play(.file(path)) { reports.add($0) }
+        }
+        let report = try #require(reports.wait(1).first)
+        player.close()
+        #expect(report.result == .finished && report.warnings == [], "\(report)")
+        #expect(report.soundSampleRate == 44100 && report.stream?.format.sampleRate == 44100, "\(report)")
+        let played = try samples(capture)
+        #expect(played.count / 2 <= promised, "\(played.count / 2) frames played; the rule judged \(promised)")
+        if let expected {
+            let asJudged = played == expected  // a Bool: a failure message spelling out 2.7 million samples would take minutes
+            #expect(asJudged, "\(played.count) samples played, \(expected.count) judged")
+        }
+    }
+
+    /// A flood is refused at once on the caller's thread, past 256 requests waiting of its kind,
+    /// and a critical request is looked up before the others waiting (issue 23: 0.5 s of calls
+    /// queued 473k requests, 176 MB, and a critical sound asked next was answered 7.2 s later).
+    /// The control thread is held at a first sound's lookup meanwhile, so that what waits is
+    /// known; missing names make every answer the lookup's own, in the order of the lookups.
+    @Test func aFloodIsRefusedAtOnceAndACriticalRequestIsLookedUpFirst() throws {
+        _ = try tone("hold.caf", seconds: 0.05)
+        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let player = player(capture: folder.file("flood.raw")) { path in
+            if path.hasSuffix("hold.caf") { held.signal(); release.wait() }
+        }
+        let reports = Reports()
+        try player.play(.named("hold.caf")) { reports.add($0) }
+        #expect(held.wait(timeout: .now() + 10) == .success)
+
+        var waiting: [PlaybackID] = [], refused: [NotificationSoundError] = []
+        for _ in 0..<1000 {
+            do { waiting.append(try player.play(.named("missing.caf")) { reports.add($0) }) } catch { refused.append(error) }
+        }
+        #expect(waiting.count == 256 && refused.count == 744)
+        #expect(refused.allSatisfy { $0 == .busy(waiting: 256, critical: false) }, "\(refused.first.map(String.init(describing:)) ?? "")")
+        #expect(refused.first?.description == "too many sounds asked for at once: 256 requests are already waiting to be looked up, so this one is refused")
+        // A critical request is not refused for them; its own kind has its own bound.
+        var critical: [PlaybackID] = []
+        for _ in 0..<256 { critical.append(try player.play(.criticalSoundNamed("missing-critical.caf", withAudioVolume: 1)) { reports.add($0) }) }
+        #expect(throws: NotificationSoundError.busy(waiting: 256, critical: true)) {
+            try player.play(.criticalSoundNamed("missing-critical.caf", withAudioVolume: 1))
+        }
+        release.signal()
+
+        let order = reports.wait(1 + 256 + 256).map(\.id)
+        player.close()
+        let place = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
+        let lastCritical = critical.compactMap { place[$0] }.max(), firstOther = waiting.compactMap { place[$0] }.min()
+        #expect(critical.allSatisfy { place[$0] != nil } && waiting.allSatisfy { place[$0] != nil }, "\(order.count) answered")
+        #expect(lastCritical != nil && firstOther != nil && lastCritical! < firstOther!,
+                "the critical requests were answered up to place \(lastCritical ?? -1), the others from \(firstOther ?? -1)")
     }
 
     /// The 30-second rule's warning travels with the report.
