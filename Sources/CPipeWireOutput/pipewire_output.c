@@ -533,8 +533,8 @@ static void fade(noti_pw *p, unsigned char *frames, uint64_t first, uint64_t cou
 
 /* The data thread's, at each graph cycle that needs sound (real-time: no allocation, no lock,
  * no call that blocks). Gives the server a whole cycle from the ring, or the ring's last frames
- * while draining; with less, nothing (the server plays silence for the cycle, as for any stream
- * that is late). */
+ * while draining; with less, an empty buffer (the server plays silence for the cycle, as for any
+ * stream that is late). */
 static void on_process(void *data) {
     noti_pw *p = data;
     atomic_fetch_add_explicit(&p->cycles, 1, memory_order_relaxed);
@@ -567,7 +567,9 @@ static void on_process(void *data) {
     if (!cycle) cycle = p->period_frames;
     if (atomic_load_explicit(&p->discarding, memory_order_relaxed)) {
         given = end;
-    } else if (end > given && (end - given >= cycle || draining || end - given >= ring_limit(p, cycle))) {
+    } else if (end > given) {
+        /* The cycle's length is known only from the buffer: the first cycle after the open, or
+         * one longer than the last, would otherwise take a short ring for a whole cycle. */
         struct pw_buffer *buffer = pw.stream_dequeue_buffer(p->stream);
         struct spa_data *out = buffer ? &buffer->buffer->datas[0] : NULL;
         if (out && out->data) {
@@ -575,6 +577,8 @@ static void on_process(void *data) {
             if (buffer->requested) cycle = buffer->requested;
             if (cycle > capacity) cycle = capacity;
             atomic_store_explicit(&p->cycle_frames, cycle, memory_order_relaxed);
+        }
+        if (out && out->data && (end - given >= cycle || draining)) {
             uint64_t count = end - given < cycle ? end - given : cycle;
             copy_ring(p, out->data, given, count, 0);
             given += count;
@@ -587,7 +591,9 @@ static void on_process(void *data) {
             buffer->size = cycle;
             atomic_store_explicit(&p->given_since_active, 1, memory_order_relaxed);
         } else if (out) {
-            out->chunk->size = 0;  /* unmapped: nothing can be given; the cycle is silent */
+            /* Short of a cycle (or unmapped): the whole cycle is silent, and the sound goes on,
+             * whole, at the next one, rather than with a silence inside it. */
+            out->chunk->size = 0;
         }
         if (buffer) pw.stream_queue_buffer(p->stream, buffer);
     }

@@ -59,10 +59,12 @@ import Testing
     /// and the server's buffers, nothing resampled. The graph's cycle is fixed at 512 frames for
     /// the test, so that silence the sink inserts where the stream was late (a busy machine) can
     /// be told from a lost sample: it comes between two of the stream's buffers, at a multiple of
-    /// 512 frames of the sound; anything else fails.
-    @Test func theSinkHearsEveryDecodedSampleExactlyAndInOrder() throws {
+    /// the cycle of the sound; anything else fails. A cycle of 2048 frames is longer than the
+    /// engine's whole 30 ms buffer: the stream learns it from the server's first buffer, and must
+    /// not take its ring (or its first period) for a whole cycle and pad the rest with silence.
+    @Test(arguments: [512, 2048]) func theSinkHearsEveryDecodedSampleExactlyAndInOrder(cycle: Int) throws {
         let server = try PipeWireServer()
-        try server.setSetting("clock.force-quantum", "512")
+        try server.setSetting("clock.force-quantum", String(cycle))
         let path = try tone("exact.wav", seconds: 1.5)
         let engine = try engine(on: server)
         #expect(engine.format.sampleRate == 48000 && engine.format.route.hasPrefix("PipeWire 0.3.") && engine.format.route.contains(", natively"),
@@ -78,7 +80,7 @@ import Testing
         let seen = "\(alignment.gaps.count) runs of inserted silence (\(alignment.gaps))"
         #expect(alignment.mismatch == nil, "sample lost, changed or out of order at \(String(describing: alignment.mismatch)); \(seen)")
         #expect(!alignment.endsEarly, "the recording ends after \(alignment.matchedFrames) frames; \(seen)")
-        #expect(alignment.gaps.allSatisfy { $0.isAtPeriodBoundary(512) }, "silence inside a graph cycle: \(seen)")
+        #expect(alignment.gaps.allSatisfy { $0.isAtPeriodBoundary(cycle) }, "silence inside a graph cycle: \(seen)")
     }
 
     /// The stream says who plays it and what it is: the desktop's rules for notification
