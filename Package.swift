@@ -72,8 +72,10 @@ let package = Package(
         // Unsafe flags keep the NotiPlayC product from being used as a versioned remote dependency;
         // SwiftPM checks that per product, so the Swift products stay usable. C hosts take the
         // installed library, not a SwiftPM product.
+        // noti-play.h's structs as the C compiler lays them out, for CAPI.swift to read them by.
+        .target(name: "CNotiPlayABI"),
         .target(
-            name: "NotiPlayC", dependencies: ["NotiPlay"], exclude: ["noti-play.h", "noti-play.pc.in", "noti-play.map"],
+            name: "NotiPlayC", dependencies: ["NotiPlay", "CNotiPlayABI"], exclude: ["noti-play.h", "noti-play.pc.in", "noti-play.map"],
             linkerSettings: [
                 .unsafeFlags([
                     "-Xlinker", "-soname=libnoti-play.so.0",  // the major of NOTI_PLAY_VERSION_MAJOR

@@ -1,4 +1,6 @@
+import CNotiPlayABI
 import NotiPlay
+import NotiPlayOutput
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -30,23 +32,55 @@ public func noti_play_version() -> UnsafePointer<CChar> {
     UnsafeRawPointer(NotiPlayVersion.text.utf8Start).assumingMemoryBound(to: CChar.self)
 }
 
+@_cdecl("noti_play_new_with_options")
+public func noti_play_new_with_options(
+    _ options: UnsafeRawPointer?, _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> OpaquePointer? {
+    var read = noti_play_options()
+    if let options, noti_abi_read_options(options, &read) != 0 {
+        error?.pointee = strdup("the options' size field is too small: start from NOTI_PLAY_OPTIONS_INIT")
+        return nil
+    }
+    let backends: [Int32: AudioBackend?] = [
+        Int32(NOTI_PLAY_BACKEND_AUTO.rawValue): nil, Int32(NOTI_PLAY_BACKEND_PIPEWIRE.rawValue): .pipewire,
+        Int32(NOTI_PLAY_BACKEND_PULSEAUDIO.rawValue): .pulse, Int32(NOTI_PLAY_BACKEND_ALSA.rawValue): .alsa,
+    ]
+    guard let backend = backends[read.backend] else {
+        error?.pointee = strdup("unknown backend \(read.backend) (noti-play.h defines NOTI_PLAY_BACKEND_AUTO, _PIPEWIRE, _PULSEAUDIO and _ALSA)")
+        return nil
+    }
+    // NULL folders are no folders, whatever the count says: the count is not looped over
+    // (2^40 of nothing took minutes, in a call that must not block).
+    var appFolders: [String] = []
+    if let folders = read.app_folders {
+        for index in 0..<Int(clamping: read.app_folder_count) {
+            if let folder = folders[index] { appFolders.append(String(cString: folder)) }
+        }
+    }
+    // A daemon's streams are its own: the desktop lists them under the program's name unless
+    // the host names itself.
+    let applicationName = string(read.application_name) ?? String(cString: noti_abi_program_name())
+    let properties = StreamProperties(applicationName: applicationName, applicationID: string(read.application_id) ?? applicationName)
+    let configuration = NotificationSoundPlayer.Configuration(
+        appFolders: appFolders, device: string(read.device) ?? "default", backend: backend, streamProperties: properties)
+    let player = NotificationSoundPlayer(configuration: configuration)
+    guard player.isStarted else {  // no thread to be had: as out of memory
+        error?.pointee = strdup("the player could not start: no thread to be had")
+        return nil
+    }
+    return OpaquePointer(Unmanaged.passRetained(player).toOpaque())
+}
+
 @_cdecl("noti_play_new")
 public func noti_play_new(
     _ device: UnsafePointer<CChar>?, _ folders: UnsafePointer<UnsafePointer<CChar>?>?, _ folderCount: Int
 ) -> OpaquePointer? {
-    // NULL folders are no folders, whatever the count says: the count is not looped over
-    // (2^40 of nothing took minutes, in a call that must not block).
-    var appFolders: [String] = []
-    if let folders {
-        for index in 0..<max(0, folderCount) {
-            if let folder = folders[index] { appFolders.append(String(cString: folder)) }
-        }
-    }
-    let configuration = NotificationSoundPlayer.Configuration(
-        appFolders: appFolders, device: device.map { String(cString: $0) } ?? "default")
-    let player = NotificationSoundPlayer(configuration: configuration)
-    guard player.isStarted else { return nil }  // no thread to be had: as out of memory
-    return OpaquePointer(Unmanaged.passRetained(player).toOpaque())
+    var options = noti_play_options()
+    options.size = MemoryLayout<noti_play_options>.size
+    options.device = device
+    options.app_folders = folders
+    options.app_folder_count = folderCount
+    return withUnsafePointer(to: &options) { noti_play_new_with_options(UnsafeRawPointer($0), nil) }
 }
 
 @_cdecl("noti_play_free")
@@ -118,37 +152,29 @@ private func bytes(_ pointer: UnsafePointer<CChar>) -> [UInt8] {
     Array(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)))
 }
 
-/// noti_play_request as noti-play.h lays it out on LP64 (CLibraryTests checks these offsets
-/// against the C compiler's): each field is read only when the caller's `size` covers it, so a
-/// program compiled against an older, shorter struct keeps working.
-private enum RequestLayout {
-    static let appName = 8, desktopEntry = 16, soundFile = 24, soundName = 32, category = 40
-    static let suppressSound = 48, urgency = 52, volume = 56, flags = 60
-}
-
 @_cdecl("noti_play_notify")
 public func noti_play_notify(
     _ context: OpaquePointer?, _ request: UnsafeRawPointer?,
     _ callback: NotiPlayCallback?, _ userData: UnsafeMutableRawPointer?, _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
 ) -> UInt64 {
     guard let request else { error?.pointee = strdup("no request given"); return 0 }
-    let size = Int(clamping: request.load(as: UInt.self))
-    guard size >= MemoryLayout<Int>.size else { error?.pointee = strdup("the request's size field is \(size): start from NOTI_PLAY_REQUEST_INIT"); return 0 }
-    func field<T>(_ offset: Int, _ type: T.Type, absent: T) -> T {
-        size >= offset + MemoryLayout<T>.size ? request.loadUnaligned(fromByteOffset: offset, as: T.self) : absent
+    // Through the C compiler's own layout, each field only where the caller's size covers it.
+    var read = noti_play_request()
+    guard noti_abi_read_request(request, &read) == 0 else {
+        error?.pointee = strdup("the request's size field is \(request.loadUnaligned(as: Int.self)): start from NOTI_PLAY_REQUEST_INIT")
+        return 0
     }
-    func text(_ offset: Int) -> UnsafePointer<CChar>? { field(offset, UnsafePointer<CChar>?.self, absent: nil) }
     var hints = NotificationRequest()
-    hints.appName = string(text(RequestLayout.appName))
-    hints.desktopEntry = string(text(RequestLayout.desktopEntry))
-    hints.soundFile = text(RequestLayout.soundFile).map { SoundPath(bytes: bytes($0)) }
-    hints.soundName = string(text(RequestLayout.soundName))
-    hints.category = string(text(RequestLayout.category))
-    hints.suppressSound = field(RequestLayout.suppressSound, Int32.self, absent: 0) != 0
+    hints.appName = string(read.app_name)
+    hints.desktopEntry = string(read.desktop_entry)
+    hints.soundFile = read.sound_file.map { SoundPath(bytes: bytes($0)) }
+    hints.soundName = string(read.sound_name)
+    hints.category = string(read.category)
+    hints.suppressSound = read.suppress_sound != 0
     // Only the spec's 2 is critical: a value out of range must not pass quiet hours.
-    hints.urgency = NotificationRequest.Urgency(rawValue: UInt8(clamping: field(RequestLayout.urgency, Int32.self, absent: 1))) ?? .normal
-    hints.volume = field(RequestLayout.volume, Float.self, absent: 1)
-    let flags = field(RequestLayout.flags, UInt32.self, absent: 0)
+    hints.urgency = NotificationRequest.Urgency(rawValue: UInt8(clamping: read.urgency)) ?? .normal
+    hints.volume = read.volume
+    let flags = UInt32(read.flags)
     if let unknown = unknownFlags(flags) { error?.pointee = strdup(unknown); return 0 }
     if flags & flagCritical != 0 { hints.urgency = .critical }
     hints.isRingtone = flags & flagRingtone != 0

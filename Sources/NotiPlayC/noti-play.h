@@ -1,9 +1,12 @@
 /*
  * noti-play: notification sounds for Linux daemons, as Apple's UNNotificationSound plays them.
+ * MIT License; see the LICENSE file of the source, or /usr/share/doc/libnoti-play-dev/copyright.
  *
  * Link with: gcc daemon.c $(pkg-config --cflags --libs noti-play)
  *
- *     noti_play *player = noti_play_new(NULL, NULL, 0);
+ *     noti_play_options options = NOTI_PLAY_OPTIONS_INIT;  // or noti_play_new(NULL, NULL, 0)
+ *     options.application_id = "org.example.Daemon";
+ *     noti_play *player = noti_play_new_with_options(&options, NULL);
  *     noti_play_request request = NOTI_PLAY_REQUEST_INIT;
  *     request.desktop_entry = "org.example.Chat";    // the Notify call's hints, as they came
  *     request.category = "im.received";
@@ -39,10 +42,11 @@
  * The library leaves process-wide state alone: ALSA's error handler (snd_lib_error_set_handler)
  * stays the one the program set. With none set, ALSA's diagnostics from noti-play's calls are not
  * printed but folded into its error messages; with one set, that handler receives them. Nor does
- * it touch the environment: for PulseAudio to treat its streams as alert sounds (the event
- * volume, role rules), start the daemon with PULSE_PROP_media.role=event in its environment
- * (a systemd unit's Environment=), which ALSA's pulse plugin hands to the stream; the noti-play
- * command sets that for itself.
+ * it touch the environment. Its streams say what they are: a notification (PipeWire's media.role
+ * Notification, PulseAudio's event role, the role pipewire-alsa reads from the PCM's definition)
+ * of the application noti_play_options names, so the desktop's alert volume and role rules apply
+ * to them. (Only ALSA's pulse plugin, chosen with NOTI_PLAY_BACKEND_ALSA on a PulseAudio desktop,
+ * takes a role from nowhere but PULSE_PROP_media.role=event in the host's environment.)
  * It needs no Swift toolchain at run time: the Swift runtime is inside. Its bundled sounds are
  * found from the library's own location (PREFIX/lib -> PREFIX/share/noti-play/sounds), whatever
  * the host program's.
@@ -63,7 +67,7 @@ extern "C" {
  * and changes only when the ABI breaks.
  */
 #define NOTI_PLAY_VERSION_MAJOR 0
-#define NOTI_PLAY_VERSION_MINOR 2
+#define NOTI_PLAY_VERSION_MINOR 3
 #define NOTI_PLAY_VERSION_PATCH 0
 
 typedef struct noti_play noti_play;
@@ -97,15 +101,51 @@ enum {
  */
 typedef void (*noti_play_callback)(uint64_t id, noti_play_result result, const char *detail, void *user_data);
 
+/* Where the sound goes (noti_play_options.backend). */
+typedef enum {
+    NOTI_PLAY_BACKEND_AUTO = 0,       /* for "default": the desktop's sound server natively (PipeWire,
+                                         then PulseAudio), else ALSA; an ALSA device name is ALSA's,
+                                         "pipewire:SINK" and "pulse:SINK" a server's sink */
+    NOTI_PLAY_BACKEND_PIPEWIRE = 1,   /* PipeWire natively (libpipewire-0.3, loaded on first use) */
+    NOTI_PLAY_BACKEND_PULSEAUDIO = 2, /* a PulseAudio server itself (not PipeWire's pulse service) */
+    NOTI_PLAY_BACKEND_ALSA = 3        /* ALSA, whatever its configuration routes `device` to */
+} noti_play_backend;
+
 /*
- * A new context. `device`: an ALSA PCM name, or NULL for "default". A device name is ALSA
- * configuration (`file:"|cmd"` runs a command): trust it like a shell command, take it from the
- * user's settings, never from a notification. `app_folders`: the
- * embedding app's own sound folders, searched first for sound names (NULL: none, whatever
- * `app_folder_count` says). The user's configuration (~/.config/noti-play/noti-play.conf)
- * supplies the notification volume, quiet hours, theme and default sounds.
- * Returns NULL only when out of memory or when the system gives it no thread.
+ * How a context plays. Start from NOTI_PLAY_OPTIONS_INIT (or set `size` to
+ * sizeof(noti_play_options)): fields added later go at the end, and the library reads only the
+ * `size` bytes the caller had. Strings are copied before noti_play_new_with_options returns.
  */
+typedef struct {
+    size_t size;                    /* sizeof(noti_play_options) */
+    const char *device;             /* NULL: "default". A device name is ALSA configuration
+                                       (`file:"|cmd"` runs a command): trust it like a shell
+                                       command, take it from the user's settings, never from a
+                                       notification. */
+    const char *const *app_folders; /* the embedding app's own sound folders, searched first for
+                                       sound names; NULL: none, whatever the count says */
+    size_t app_folder_count;
+    int backend;                    /* a noti_play_backend; a backend set here wins over the
+                                       user's `backend =` in noti-play.conf */
+    const char *application_name;   /* what the desktop's mixer lists the streams as
+                                       (application.name); NULL: the program's name */
+    const char *application_id;     /* the host's reverse-DNS id or desktop file name
+                                       (application.id), what a server remembers a volume by;
+                                       NULL: application_name */
+} noti_play_options;
+
+#define NOTI_PLAY_OPTIONS_INIT { sizeof(noti_play_options), NULL, NULL, 0, NOTI_PLAY_BACKEND_AUTO, NULL, NULL }
+
+/*
+ * A new context, as `options` say (NULL: every default). The user's configuration
+ * (~/.config/noti-play/noti-play.conf) supplies the notification volume, quiet hours, theme and
+ * default sounds. Returns NULL for options that can never play (a backend this header does not
+ * define, a `size` too small), with a one-line message in `error` when it is not NULL (freed
+ * with noti_play_free_string), and when out of memory or when the system gives it no thread.
+ * Opens no device and connects to no server: the first sound does.
+ */
+noti_play *noti_play_new_with_options(const noti_play_options *options, char **error);
+/* noti_play_new_with_options with only these three options set. */
 noti_play *noti_play_new(const char *device, const char *const *app_folders, size_t app_folder_count);
 /*
  * Stops every sound, closes the devices (waiting at most 100 ms for them) and frees the context.

@@ -34,11 +34,12 @@ import Testing
         let prefix = folder.file("prefix")
         try TestTools.runChecked(repository + "/scripts/install.sh", ["--prefix", prefix])
         let lib = prefix + "/lib/"
+        let version = try Repository.headerVersion()
 
         // The library under its full version, its SONAME link and the link `-lnoti-play` finds.
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: lib + "libnoti-play.so") == "libnoti-play.so.0")
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: lib + "libnoti-play.so.0") == "libnoti-play.so.0.2.0")
-        let library = lib + "libnoti-play.so.0.2.0"
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: lib + "libnoti-play.so.0") == "libnoti-play.so.\(version)")
+        let library = lib + "libnoti-play.so.\(version)"
         let dynamic = try TestTools.runChecked("readelf", ["-d", library]).stdoutText
         #expect(dynamic.contains("Library soname: [libnoti-play.so.0]"), "\(dynamic)")
         // Nothing sends the loader to the toolchain: no Swift library needed, no path into it.
@@ -49,7 +50,7 @@ import Testing
                                           environment: ["PKG_CONFIG_PATH": lib + "pkgconfig"])
         #expect(pkgConfig.status == 0 && !pkgConfig.stdoutText.contains(toolchain), "\(pkgConfig.stdoutText)")
         let modversion = try TestTools.run("pkg-config", ["--modversion", "noti-play"], environment: ["PKG_CONFIG_PATH": lib + "pkgconfig"])
-        #expect(modversion.stdoutText == "0.2.0\n")
+        #expect(modversion.stdoutText == version + "\n")
 
         // Exactly the header's functions are exported: not the Swift runtime, not the ALSA shim.
         let symbols = try TestTools.runChecked("nm", ["-D", "--defined-only", library]).stdoutText
@@ -69,7 +70,7 @@ import Testing
                 "XDG_CONFIG_HOME": folder.file("config"), "XDG_DATA_HOME": folder.file("data"),
             ])
         #expect(hidden.status == 0, "\(hidden.stderr)")
-        #expect(hidden.stdoutText == "version 0.2.0 0.2.0\nstarted 1\nended 1 finished \nidle\n", "\(hidden.stderr)")
+        #expect(hidden.stdoutText == "version \(version) \(version)\nstarted 1\nended 1 finished \nidle\n", "\(hidden.stderr)")
         let written = try Data(contentsOf: URL(fileURLWithPath: capture)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
         let expected = try SoundDecoder(path: sound).readAll().flatMap { [$0 * Float(0.5), $0 * Float(0.5)] }
         #expect(!expected.isEmpty && Array(written.prefix(expected.count)) == expected)
