@@ -84,18 +84,25 @@ find "$(tree noti-play)/usr/share/man" -type f -name '*.[0-9]' -exec gzip -9n {}
 for package in noti-play libnoti-play0 libnoti-play-dev; do
     doc=$(tree "$package")/usr/share/doc/$package
     mkdir -p "$doc"
-    cat > "$doc/copyright" <<EOF
+    # The licence's text from LICENSE, the one place it is written, as the format's indented lines.
+    {
+        cat <<EOF
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: noti-play
-Comment: Built from the noti-play repository by scripts/make-deb.sh.
- The authors have not published a licence for noti-play yet: until they do,
- these packages may be installed and used, not redistributed.
+Comment: Built from the noti-play repository by scripts/make-deb.sh. The command and
+ libnoti-play.so.0 have the Swift standard library and runtime linked in, which the
+ Swift project ships under the Apache License 2.0 with its Runtime Library Exception
+ (/usr/share/common-licenses/Apache-2.0); the exception waives the Apache License's
+ attribution for code compiled with Swift.
 
 Files: *
 Copyright: 2026 the noti-play authors
-License: none
- No licence has been granted beyond installing and using these packages.
+License: Expat
+
+License: Expat
 EOF
+        sed -n '/^Permission is hereby granted/,$p' LICENSE | sed -e 's/^$/./' -e 's/^/ /'
+    } > "$doc/copyright"
     printf '%s (%s) unstable; urgency=medium\n\n  * Built from the noti-play repository by scripts/make-deb.sh.\n\n -- %s  %s\n' \
         "$package" "$version" "$maintainer" "$date" | gzip -9n > "$doc/changelog.gz"
 done

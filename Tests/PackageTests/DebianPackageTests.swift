@@ -74,6 +74,13 @@ import Testing
                      "/usr/lib/\(multiarch)/libnoti-play.so.0", "/usr/lib/\(multiarch)/pkgconfig/noti-play.pc"] {
             #expect(FileManager.default.fileExists(atPath: path), "\(path) is not installed")
         }
+        // Each package says it is MIT-licensed (Debian's name: Expat), with the licence's text.
+        let licence = try String(contentsOfFile: Repository.path + "/LICENSE", encoding: .utf8)
+        for package in Self.packages {
+            let copyright = try String(contentsOfFile: "/usr/share/doc/\(package)/copyright", encoding: .utf8)
+            #expect(copyright.contains("\nLicense: Expat\n") && copyright.contains(" THE SOFTWARE IS PROVIDED \"AS IS\""), "\(package): \(copyright)")
+            #expect(licence.hasPrefix("MIT License\n") && copyright.contains(" Permission is hereby granted, free of charge"), "\(package)")
+        }
         let unit = try String(contentsOfFile: "/usr/lib/systemd/user/noti-play-listen.service", encoding: .utf8)
         #expect(unit.contains("ExecStart=/usr/bin/noti-play listen\n"), "\(unit)")
 
