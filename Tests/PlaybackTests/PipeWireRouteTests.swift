@@ -13,9 +13,10 @@ extension PipeWireTests {
     /// decoded sample at the sink, in order, and `--verbose` says which route played.
     @Test func theCommandPlaysPipeWireNativelyByDefault() throws {
         let server = try PipeWireServer()
-        // One cycle length throughout (as theSinkHearsEveryDecodedSampleExactlyAndInOrder): a
-        // graph that changes its cycle as clients join may drop a cycle's sound in the change.
-        try server.setSetting("clock.force-quantum", "512")
+        // One long cycle throughout (as theSinkHearsEveryDecodedSampleExactlyAndInOrder): a
+        // graph that changes its cycle as clients join may drop a cycle's sound in the change,
+        // and one whose client misses a short cycle's deadline on a busy machine loses it.
+        try server.setSetting("clock.force-quantum", "2048")
         let path = try tone("command.wav", seconds: 1)
         var played: ChildProcess?
         let recording = try server.record {
