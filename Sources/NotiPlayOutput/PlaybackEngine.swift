@@ -175,7 +175,8 @@ public final class PlaybackEngine: @unchecked Sendable {
             periodFrames: format.periodFrames, sampleFormat: format.sampleFormat,
             rampStep: Float(1 / max(1, rampMilliseconds / 1000 * Double(format.sampleRate))),
             mix: .allocate(capacity: samplesPerPeriod),
-            deviceBuffer: .allocate(byteCount: samplesPerPeriod * 4, alignment: 16)))
+            deviceBuffer: .allocate(byteCount: samplesPerPeriod * 4, alignment: 16),
+            limiter: Limiter(sampleRate: format.sampleRate, periodFrames: format.periodFrames)))
         context.pointee.drainWhenIdle.store(drainWhenIdle, ordering: .relaxed)
         wake = .allocate(capacity: 1)
         voiceStarted = .allocate(capacity: 1)
@@ -191,6 +192,7 @@ public final class PlaybackEngine: @unchecked Sendable {
         voiceStarted.deallocate()
         context.pointee.mix.deallocate()
         context.pointee.deviceBuffer.deallocate()
+        context.pointee.limiter.deallocate()
         context.deinitialize(count: 1)
         context.deallocate()
         slots.deinitialize(count: slotCount)

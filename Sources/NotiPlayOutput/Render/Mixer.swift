@@ -14,6 +14,8 @@ struct RenderContext: ~Copyable {
     let mix: UnsafeMutablePointer<Float>
     /// The period converted to the device format.
     let deviceBuffer: UnsafeMutableRawPointer
+    /// Keeps the voices' sum within full scale (the render thread's alone).
+    var limiter: Limiter
 
     // Shared with the threads that start and stop rendering; only atomics.
     /// Stop rendering at once (the engine is closing).
@@ -74,6 +76,7 @@ enum Mixer {
                 && !slot.pointee.endOfStream.load(ordering: .relaxed)
             summary.decoderHasWork = summary.decoderHasWork || ring || ended
         }
+        context.pointee.limiter.apply(to: mix, frames: period, channels: channels, voices: summary.activeVoices)
         // The whole period: frames past the sound's end stay silent for a period written whole.
         SampleConversion.convert(
             mix, count: period * channels, to: context.pointee.sampleFormat, into: context.pointee.deviceBuffer)
