@@ -97,7 +97,8 @@ enum {
  * Called once per sound id, from noti-play's callback thread. `detail` is one line, valid during
  * the call: the reason for SILENCED and FAILED; otherwise the warnings the request raised, "; "
  * between them (a sound of 30 s or more replaced by the default, a configured default that cannot
- * be played, a sound that was not found and gave way to the default), or "".
+ * be played, a sound that was not found and gave way to the default), or "". A play call's
+ * callback may be NULL: the sound plays all the same, and its end is reported to no one.
  */
 typedef void (*noti_play_callback)(uint64_t id, noti_play_result result, const char *detail, void *user_data);
 

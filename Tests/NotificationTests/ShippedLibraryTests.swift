@@ -49,6 +49,9 @@ import Testing
         let pkgConfig = try TestTools.run("pkg-config", ["--cflags", "--libs", "noti-play"],
                                           environment: ["PKG_CONFIG_PATH": lib + "pkgconfig"])
         #expect(pkgConfig.status == 0 && !pkgConfig.stdoutText.contains(toolchain), "\(pkgConfig.stdoutText)")
+        // From the prefix alone, where no alsa.pc is: the header needs nothing of ALSA's.
+        let alone = try TestTools.run("pkg-config", ["--cflags", "--libs", "noti-play"], environment: ["PKG_CONFIG_LIBDIR": lib + "pkgconfig"])
+        #expect(alone.status == 0, "\(alone.stderr)")
         let modversion = try TestTools.run("pkg-config", ["--modversion", "noti-play"], environment: ["PKG_CONFIG_PATH": lib + "pkgconfig"])
         #expect(modversion.stdoutText == version + "\n")
 
