@@ -96,17 +96,40 @@ static int is_socket(const char *directory, const char *name) {
         && S_ISSOCK(status.st_mode);
 }
 
-int noti_pw_server_socket_exists(const char *remote) {
-    /* module-protocol-native's rules (local-socket.c): the environment's remote before the
-     * caller's, an absolute path as it is, else the user's runtime folder, then the system's. */
+/* Where the server's socket is, by module-protocol-native's rules (local-socket.c): the
+ * environment's remote before the caller's, an absolute path as it is, else the user's runtime
+ * folder, then the system's. Writes the first of those that is a socket to `path` and returns 1;
+ * else writes the first place looked at (what a message names) and returns 0. */
+static int server_socket(const char *remote, char *path, size_t path_size) {
     const char *name = getenv("PIPEWIRE_REMOTE");
     if (!name || !*name) name = remote;
     if (!name || !*name) name = "pipewire-0";
-    if (name[0] == '/') return is_socket(NULL, name);
+    if (name[0] == '/') {
+        snprintf(path, path_size, "%s", name);
+        return is_socket(NULL, name);
+    }
     const char *runtime = getenv("PIPEWIRE_RUNTIME_DIR");
     if (!runtime) runtime = getenv("XDG_RUNTIME_DIR");
     if (!runtime) runtime = getenv("USERPROFILE");
-    return (runtime && is_socket(runtime, name)) || is_socket("/run/pipewire", name);
+    if (runtime && is_socket(runtime, name)) {
+        snprintf(path, path_size, "%s/%s", runtime, name);
+        return 1;
+    }
+    if (is_socket("/run/pipewire", name)) {
+        snprintf(path, path_size, "/run/pipewire/%s", name);
+        return 1;
+    }
+    snprintf(path, path_size, "%s/%s", runtime ? runtime : "/run/pipewire", name);
+    return 0;
+}
+
+int noti_pw_server_socket_exists(const char *remote) {
+    char path[sizeof ((struct sockaddr_un *)0)->sun_path];
+    return server_socket(remote, path, sizeof path);
+}
+
+void noti_pw_server_socket_path(const char *remote, char *path, size_t path_size) {
+    (void)server_socket(remote, path, path_size);
 }
 
 static int64_t monotonic_us(void) {
@@ -308,8 +331,17 @@ static int connect_server(connection *c, const char *remote, int rate_wanted, in
     c->core = pw.context_connect(c->context, pw.properties_new_dict(&core_dict), 0);
     if (!c->core) {
         int code = errno ? -errno : -ECONNREFUSED;
-        snprintf(error, error_size, "cannot connect to the PipeWire server %s: %s", remote ? remote : "pipewire-0",
-                 strerror(-code));
+        /* The socket libpipewire tried, not the name it was given (PIPEWIRE_REMOTE may name
+         * another); libpipewire says EHOSTDOWN where no socket is there at all. */
+        char path[sizeof ((struct sockaddr_un *)0)->sun_path];
+        noti_pw_server_socket_path(remote, path, sizeof path);
+        if (code == -EHOSTDOWN || code == -ENOENT) {
+            snprintf(error, error_size, "no PipeWire server at %s", path);
+        } else if (code == -ECONNREFUSED) {
+            snprintf(error, error_size, "no PipeWire server at %s: its socket refuses connections", path);
+        } else {
+            snprintf(error, error_size, "cannot connect to the PipeWire server at %s: %s", path, strerror(-code));
+        }
         return code;
     }
     pw_core_add_listener(c->core, &c->core_listener, &core_events, c);

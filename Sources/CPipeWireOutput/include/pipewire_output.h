@@ -66,6 +66,9 @@ const char *noti_pw_load(void);
  * /run/pipewire). Connects to nothing and loads nothing: cheap enough to choose a backend by. */
 int noti_pw_server_socket_exists(const char *remote);
 
+/* The path of that socket, or where it was looked for first when it is not there: for messages. */
+void noti_pw_server_socket_path(const char *remote, char *path, size_t path_size);
+
 typedef struct {
     char version[32];         /* "0.3.65" */
     char name[64];            /* its core's name, the socket's ("pipewire-0") */
