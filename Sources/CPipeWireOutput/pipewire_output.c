@@ -175,6 +175,8 @@ typedef struct {
     uint32_t settings_id;
     void (*sink)(void *, const char *, const char *);
     void *sink_user;
+    const char *target;       /* a sink asked for by node.name or object.serial: is it there? */
+    int target_found;
     void (*failed)(void *);  /* told when `failure` is set: the stream, which fails with it */
     void *failed_user;
 } connection;
@@ -222,11 +224,16 @@ static void on_global(void *data, uint32_t id, uint32_t permissions, const char 
     if (strcmp(type, PW_TYPE_INTERFACE_Metadata) == 0) {
         const char *name = spa_dict_lookup(props, PW_KEY_METADATA_NAME);
         if (name && strcmp(name, "settings") == 0) c->settings_id = id;
-    } else if (c->sink && strcmp(type, PW_TYPE_INTERFACE_Node) == 0) {
+    } else if ((c->sink || c->target) && strcmp(type, PW_TYPE_INTERFACE_Node) == 0) {
+        /* A sink is what --list-devices lists and what a target may name: the same test. */
         const char *class = spa_dict_lookup(props, PW_KEY_MEDIA_CLASS);
         const char *name = spa_dict_lookup(props, PW_KEY_NODE_NAME);
         const char *description = spa_dict_lookup(props, PW_KEY_NODE_DESCRIPTION);
-        if (class && name && strcmp(class, "Audio/Sink") == 0) c->sink(c->sink_user, name, description ? description : "");
+        if (!class || !name || strcmp(class, "Audio/Sink") != 0) return;
+        if (c->sink) c->sink(c->sink_user, name, description ? description : "");
+        /* target.object takes a node.name or an object.serial (as the session manager reads it). */
+        const char *serial = spa_dict_lookup(props, PW_KEY_OBJECT_SERIAL);
+        if (c->target && (strcmp(name, c->target) == 0 || (serial && strcmp(serial, c->target) == 0))) c->target_found = 1;
     }
 }
 
@@ -727,8 +734,17 @@ noti_pw *noti_pw_open(const noti_pw_request *request, noti_pw_agreed *agreed, in
     int64_t deadline = monotonic_us() + (int64_t)timeout_ms * 1000;
     p->connection.failed = on_connection_failed;
     p->connection.failed_user = p;
+    p->connection.target = request->target;
     int result = connect_server(&p->connection, request->remote, request->rate == 0, deadline, error, error_size);
     if (result < 0) return fail_open(p, result, NULL, error, error_size, code);
+    /* A sink named but not there: refused, as PulseAudio refuses it. The session manager would
+     * send the stream to the default sink instead (a sound where the user said not to play). */
+    if (request->target && !p->connection.target_found) {
+        char path[sizeof ((struct sockaddr_un *)0)->sun_path];
+        noti_pw_server_socket_path(request->remote, path, sizeof path);
+        snprintf(error, error_size, "the PipeWire server at %s has no sink of that name", path);
+        return fail_open(p, -ENODEV, NULL, error, error_size, code);
+    }
 
     p->format = request->format;
     p->rate = request->rate ? request->rate : clock_rate(&p->connection);
@@ -745,7 +761,7 @@ noti_pw *noti_pw_open(const noti_pw_request *request, noti_pw_agreed *agreed, in
     if (!p->ring || !p->control) return fail_open(p, -ENOMEM, "out of memory", error, error_size, code);
 
     /* The caller's properties, then the latency and the target. */
-    struct spa_dict_item items[34];
+    struct spa_dict_item items[35];
     uint32_t count = 0;
     const char *name = "noti-play";
     for (const char *const *pair = request->properties; pair && pair[0] && pair[1] && count < 32; pair += 2) {
@@ -756,7 +772,12 @@ noti_pw *noti_pw_open(const noti_pw_request *request, noti_pw_agreed *agreed, in
     char latency[32];
     snprintf(latency, sizeof latency, "%u/%u", (unsigned int)p->period_frames, p->rate);
     items[count++] = SPA_DICT_ITEM_INIT(PW_KEY_NODE_LATENCY, latency);
-    if (request->target) items[count++] = SPA_DICT_ITEM_INIT(PW_KEY_TARGET_OBJECT, request->target);
+    if (request->target) {
+        items[count++] = SPA_DICT_ITEM_INIT(PW_KEY_TARGET_OBJECT, request->target);
+        /* Should the sink go away before the link or while it plays, the session manager
+         * destroys the stream (which fails the voice) rather than moving it to another sink. */
+        items[count++] = SPA_DICT_ITEM_INIT(PW_KEY_NODE_DONT_RECONNECT, "true");
+    }
     struct spa_dict dict = SPA_DICT_INIT(items, count);
     p->stream = pw.stream_new(p->connection.core, name, pw.properties_new_dict(&dict));
     if (!p->stream) return fail_open(p, -ENOMEM, "cannot make a stream", error, error_size, code);

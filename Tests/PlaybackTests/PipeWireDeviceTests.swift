@@ -11,6 +11,66 @@ import Testing
 /// `--list-devices` says which server it could not ask. Part of PipeWireTests (serialized, on
 /// the rig's private PipeWire).
 extension PipeWireTests {
+    /// What the sink heard: how many samples of the recording are not silent.
+    static func soundingSamples(_ recording: [Int16]) -> Int { recording.count { $0 != 0 } }
+
+    /// `--device pipewire:NAME` with no sink of that name (or no name at all): one line naming
+    /// the backend and the sink, status 1, and the null sink (the default) hears nothing. The
+    /// rig's real sink, named the same way, plays every sample.
+    @Test func aPipeWireSinkThatIsNotThereIsRefusedAndOneThatIsPlays() throws {
+        let server = try PipeWireServer()
+        try server.setSetting("clock.force-quantum", "512")  // as theCommandPlaysPipeWireNativelyByDefault
+        let path = try tone("named-sink.wav", seconds: 1)
+        for device in ["pipewire:no_such_sink", "pipewire:"] {
+            var played: ChildProcess?
+            let recording = try server.record {
+                played = try ChildProcess(TestTools.notiPlay, [path, "--device", device], environment: server.environment, in: folder)
+                played?.wait()
+            }
+            let command = try #require(played)
+            #expect(command.wait() == 1, "\(device): \(command.stderr)")
+            #expect(command.stderr.split(separator: "\n").count == 1, "\(command.stderr)")
+            #expect(command.stderr.hasPrefix("noti-play: audio device '\(device)' (PipeWire): cannot open: "), "\(command.stderr)")
+            #expect(command.stderr.contains("has no sink of that name"), "\(command.stderr)")
+            #expect(Self.soundingSamples(recording) == 0, "\(device): the default sink played \(Self.soundingSamples(recording)) samples")
+        }
+
+        var played: ChildProcess?
+        let recording = try server.record {
+            played = try ChildProcess(TestTools.notiPlay, [path, "--device", "pipewire:" + server.sinkName, "--verbose"],
+                                      environment: server.environment, in: folder)
+            played?.wait()
+        }
+        let command = try #require(played)
+        #expect(command.wait() == 0, "\(command.stderr)")
+        #expect(command.stderr.contains(", natively, sink \(server.sinkName)"), "\(command.stderr)")
+        let alignment = try Self.alignment(of: recording, with: try Self.expected(path))
+        #expect(alignment.mismatch == nil && !alignment.endsEarly, "mismatch \(String(describing: alignment.mismatch)), gaps \(alignment.gaps)")
+    }
+
+    /// The library, as a host configures it: a sink that is not there fails the sound with the
+    /// device's typed error (PipeWire, -ENODEV), and nothing reaches the default sink.
+    @Test func theLibraryFailsASoundForAPipeWireSinkThatIsNotThere() throws {
+        let server = try PipeWireServer()
+        let path = try tone("library-sink.wav", seconds: 0.5)
+        var configuration = NotificationSoundPlayer.Configuration(device: "pipewire:no_such_sink", policy: SoundPolicy())
+        configuration.pcmBackend = .choosing(nil, from: [.pipeWire(remote: server.socketPath), .alsa])
+        let player = NotificationSoundPlayer(configuration: configuration)
+        defer { player.close() }
+        let report = Locked<PlaybackReport?>(nil)
+        let recording = try server.record {
+            try player.play(.file(path)) { ended in report.withLock { $0 = ended } }
+            try waitUntil("the sound's report", timeout: 10) { report.withLock { $0 != nil } }
+        }
+        let result = try #require(report.withLock { $0 }).result
+        guard case .failed(.device(let error)) = result else {
+            Issue.record("the sound ended \(result), not failed by the device")
+            return
+        }
+        #expect(error.backend == .pipewire && error.code == -ENODEV && error.device == "pipewire:no_such_sink", "\(error)")
+        #expect(Self.soundingSamples(recording) == 0, "the default sink played \(Self.soundingSamples(recording)) samples")
+    }
+
     /// No server where PIPEWIRE_REMOTE says: the line names the socket looked for (in the
     /// runtime folder, under PIPEWIRE_REMOTE's name), not "pipewire-0" nor "Host is down".
     @Test func noServerNamesTheSocketLookedFor() throws {

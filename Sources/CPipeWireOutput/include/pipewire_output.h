@@ -88,7 +88,7 @@ int noti_pw_survey(const char *remote, int timeout_ms, noti_pw_server *server,
  * the graph nothing until the next write. Returns the
  * stream, or NULL with a negative errno in *code and a reason in `error`: -ENOENT libpipewire is
  * missing, -EHOSTDOWN or -ECONNREFUSED no server, -ETIMEDOUT, -EINVAL a request out of range,
- * -ENOTCONN the server refused the stream. */
+ * -ENOTCONN the server refused the stream, -ENODEV no sink is `target`. */
 noti_pw *noti_pw_open(const noti_pw_request *request, noti_pw_agreed *agreed, int timeout_ms,
                       char *error, size_t error_size, int *code);
 
