@@ -148,7 +148,10 @@ struct PlayOptions: ParsableArguments {
         let launched = monotonicNanoseconds()
         if listDevices {
             // Names and descriptions come from ALSA's configuration: escaped, one line each.
-            let lines = PCMBackend.devices(of: PCMBackend.standardTable()).map { PrintableText.escaped($0.name).padding(toLength: 24) + PrintableText.escaped($0.description) }
+            let (devices, unanswered) = PCMBackend.devices(of: PCMBackend.standardTable())
+            // A server that is there but did not answer: its sinks are missing, and the user is told.
+            for error in unanswered { Output.standardError("noti-play: warning: its devices are not listed: \(error.description)") }
+            let lines = devices.map { PrintableText.escaped($0.name).padding(toLength: 24) + PrintableText.escaped($0.description) }
             try Output.standardOutput(lines.map { $0 + "\n" }.joined())
             return
         }

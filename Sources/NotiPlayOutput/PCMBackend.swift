@@ -26,11 +26,12 @@ package struct PCMBackend: Sendable {
     /// play and close it.
     package var open: @Sendable (_ device: String, _ request: PCMRequest) throws(DeviceError) -> PCMStream
     /// The devices it plays, by the names `open` takes (`--list-devices`); may connect to a server.
-    package var devices: @Sendable () -> [PlaybackDevice]
+    /// None where its server is not there; throws where the server is there but did not answer.
+    package var devices: @Sendable () throws(DeviceError) -> [PlaybackDevice]
 
     package init(
         kind: AudioBackend = .alsa, serves: @escaping @Sendable (_ device: String) -> Bool = { _ in true },
-        devices: @escaping @Sendable () -> [PlaybackDevice] = { [] },
+        devices: @escaping @Sendable () throws(DeviceError) -> [PlaybackDevice] = { [] },
         open: @escaping @Sendable (_ device: String, _ request: PCMRequest) throws(DeviceError) -> PCMStream
     ) {
         self.kind = kind
@@ -61,15 +62,22 @@ extension PCMBackend {
         [.pipeWire(serverQueue: serverQueue), .pulse(serverQueue: serverQueue), .alsa]
     }
 
-    /// Every device of every backend in `table`, `default` first: `--list-devices`.
-    package static func devices(of table: [PCMBackend]) -> [PlaybackDevice] {
+    /// Every device of every backend in `table`, `default` first: `--list-devices`; and the
+    /// servers that did not answer (their devices are missing, the others' are listed).
+    package static func devices(of table: [PCMBackend]) -> (devices: [PlaybackDevice], unanswered: [DeviceError]) {
         var all: [PlaybackDevice] = []
+        var unanswered: [DeviceError] = []
         for backend in table {
-            for device in backend.devices() where !(device.name == "default" && all.contains { $0.name == "default" }) {
+            let devices: [PlaybackDevice]
+            do throws(DeviceError) { devices = try backend.devices() } catch {
+                unanswered.append(error)
+                continue
+            }
+            for device in devices where !(device.name == "default" && all.contains { $0.name == "default" }) {
                 all.append(device)
             }
         }
-        return all
+        return (all, unanswered)
     }
 
     /// One backend that opens a device with the first of `table` that serves it: `choice` alone

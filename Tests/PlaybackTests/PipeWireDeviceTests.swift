@@ -84,5 +84,29 @@ extension PipeWireTests {
         #expect(command.stderr.contains("(PipeWire): cannot open: no PipeWire server at \(empty)/elsewhere-7"), "\(command.stderr)")
         #expect(!command.stderr.contains("pipewire-0") && !command.stderr.contains("Host is down"), "\(command.stderr)")
     }
+
+    /// A server whose socket is there but which does not answer (stopped): `--list-devices` says
+    /// so in one line on stderr, within its 2 s, and still lists ALSA's devices, status 0.
+    @Test func listDevicesSaysWhichServerDidNotAnswerAndListsTheRest() throws {
+        let server = try PipeWireServer()
+        let answered = try TestTools.run(TestTools.notiPlay, ["--list-devices"], environment: server.environment)
+        #expect(answered.status == 0 && answered.stderr.isEmpty, "\(answered.stderr)")
+        #expect(answered.stdoutText.contains("pipewire:\(server.sinkName)"), "\(answered.stdoutText)")
+
+        let daemon = try #require(server.daemon)
+        daemon.signal(SIGSTOP)
+        defer { daemon.signal(SIGCONT) }
+        let stopped = try TestTools.run(TestTools.notiPlay, ["--list-devices"], environment: server.environment)
+        daemon.signal(SIGCONT)
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+        let lines = stopped.stderr.split(separator: "\n")
+        let pipeWire = lines.filter { $0.contains("(PipeWire)") }
+        #expect(pipeWire.count == 1, "\(stopped.stderr)")
+        #expect(pipeWire.first?.contains("the PipeWire server at \(server.socketPath) did not answer within 2 s") == true, "\(stopped.stderr)")
+        #expect(!stopped.stdoutText.contains("pipewire:"), "\(stopped.stdoutText)")
+        // ALSA's devices, the same as when the server answered.
+        let alsa = answered.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("pipewire:") && !$0.hasPrefix("default ") }
+        #expect(!alsa.isEmpty && alsa.allSatisfy { stopped.stdoutText.contains($0) }, "\(stopped.stdoutText)")
+    }
 }
 

@@ -20,7 +20,7 @@ extension PCMBackend {
         PCMBackend(
             kind: .pipewire,
             serves: { device in device.hasPrefix("pipewire:") || (device == "default" && PipeWireSurvey.serverSocketExists(remote: remote)) },
-            devices: { pipeWireSinks(remote: remote) }
+            devices: { () throws(DeviceError) in try pipeWireSinks(remote: remote) }
         ) { name, request throws(DeviceError) in
             var request = request
             if let serverQueue {
@@ -36,10 +36,18 @@ extension PCMBackend {
     /// what it holds is taken back.)
     static let longestCycleMicroseconds = 20_000
 
-    /// The sinks of the server, as `pipewire:NAME`; none where no server answers.
-    @Sendable private static func pipeWireSinks(remote: String?) -> [PlaybackDevice] {
-        guard PipeWireSurvey.serverSocketExists(remote: remote),
-              let survey = try? PipeWireSurvey.take(remote: remote) else { return [] }
+    /// The sinks of the server, as `pipewire:NAME`; none where no server is there. A server whose
+    /// socket is there but which does not answer in time is an error: `--list-devices` says so.
+    @Sendable private static func pipeWireSinks(remote: String?) throws(DeviceError) -> [PlaybackDevice] {
+        guard PipeWireSurvey.serverSocketExists(remote: remote) else { return [] }
+        let survey: PipeWireSurvey
+        do throws(DeviceError) {
+            survey = try PipeWireSurvey.take(remote: remote)
+        } catch where error.code == -ETIMEDOUT {
+            throw error
+        } catch {
+            return []
+        }
         let server = PlaybackDevice(name: "default", description: "the PipeWire server's default sink (PipeWire \(survey.version), \(survey.clockRate) Hz)")
         return [server] + survey.sinks.map { PlaybackDevice(name: "pipewire:" + $0.name, description: "PipeWire: " + $0.description) }
     }
