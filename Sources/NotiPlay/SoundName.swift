@@ -40,10 +40,7 @@ public enum SoundName {
 
     /// The name for a message: its first 80 characters, escaped by the one rule for text from
     /// outside (``PrintableText``).
-    static func printable(_ name: String) -> String {
-        let shown = PrintableText.escaped(String(String.UnicodeScalarView(name.unicodeScalars.prefix(80))))
-        return name.unicodeScalars.count > 80 ? shown + "…" : shown
-    }
+    static func printable(_ name: String) -> String { PrintableText.escaped(name, atMost: 80) }
 }
 
 /// Why a notification sound cannot be played. Renders as one line.

@@ -1,3 +1,4 @@
+import NotiPlayDecoder
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -43,7 +44,14 @@ public struct DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
         self.init(device: device, backend: backend, operation, code: code, reason: String(cString: strerror(-code)))
     }
 
-    public var description: String { "audio device '\(device)' (\(backend)): \(operation): \(reason)" }
+    /// One line; the device's name escaped and cut at `DeviceError.nameShown` characters (a name
+    /// comes from the user or a configuration file, and may be anything, of any length).
+    public var description: String {
+        "audio device '\(PrintableText.escaped(device, atMost: Self.nameShown))' (\(backend)): \(operation): \(reason)"
+    }
+
+    /// The most characters of a device's name a message shows.
+    public static let nameShown = 200
 }
 
 extension StringProtocol {

@@ -44,6 +44,19 @@ import Testing
         #expect(result.stderr.contains("--list-devices"))
     }
 
+    /// A device name of 100 KB with an ESC in it: the line echoes its first 200 characters,
+    /// escaped, then "…" (ALSA's own reason, which names the PCM, is bounded by ALSA's message).
+    @Test func aHugeDeviceNameIsEchoedCutAndEscaped() throws {
+        let path = try tone("huge.wav", seconds: 0.2)
+        let name = "\u{1B}[31m" + String(repeating: "y", count: 100_000)
+        let result = try notiPlay([path, "--device", name], environment: try alsaConfig("huge.conf", ""))
+        #expect(result.status == 1)
+        #expect(oneLine(result.stderr) && result.stderr.utf8.count < 1000, "\(result.stderr.utf8.count) bytes: \(result.stderr.prefix(500))")
+        #expect(result.stderr.hasPrefix("noti-play: audio device '\\x1B[31m" + String(repeating: "y", count: 195) + "…' (ALSA): cannot open: "),
+                "\(result.stderr.prefix(500))")
+        #expect(!result.stderr.utf8.contains(0x1B), "a raw ESC reached the terminal")
+    }
+
     // MARK: A device that blocks
 
     /// ALSA's file plugin writing into a FIFO: with no reader its open blocks, as a device held

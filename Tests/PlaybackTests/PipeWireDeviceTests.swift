@@ -110,3 +110,19 @@ extension PipeWireTests {
     }
 }
 
+extension PipeWireTests {
+    /// A device name of 100 KB with an ESC in it (a script's mistake, or a hostile caller): the
+    /// line echoes its first 200 characters, escaped, and "…", not the whole name.
+    @Test func aHugeDeviceNameIsEchoedCutAndEscaped() throws {
+        let server = try PipeWireServer()
+        let path = try tone("huge-name.wav", seconds: 0.2)
+        let name = "pipewire:\u{1B}[31m" + String(repeating: "x", count: 100_000)
+        let command = try ChildProcess(TestTools.notiPlay, [path, "--device", name], environment: server.environment, in: folder)
+        #expect(command.wait() == 1, "\(command.stderr.prefix(500))")
+        let line = command.stderr
+        #expect(line.split(separator: "\n").count == 1 && line.utf8.count < 600, "\(line.utf8.count) bytes: \(line.prefix(500))")
+        #expect(line.hasPrefix("noti-play: audio device 'pipewire:\\x1B[31m" + String(repeating: "x", count: 200 - 14) + "…' (PipeWire): cannot open: "),
+                "\(line.prefix(500))")
+        #expect(!line.utf8.contains(0x1B), "a raw ESC reached the terminal")
+    }
+}
