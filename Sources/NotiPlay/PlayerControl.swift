@@ -265,6 +265,11 @@ final class PlayerControl {
     /// The stream asks for the first sound's rate (within `Output.streamRates`), so that sound
     /// plays unconverted wherever the device can; a device that cannot (a `hw:` device's one
     /// rate) gives its nearest, and every sound is converted to that.
+    /// The backend the device is opened with: the host's, or the table's choice.
+    private var deviceBackend: PCMBackend {
+        core.configuration.pcmBackend ?? .choosing(core.configuration.backend ?? core.policy.backend, from: PCMBackend.standardTable())
+    }
+
     private func open(_ key: EngineKey, for first: Prepared) {
         guard stuckThreads == 0 else {
             fail(capped((parked.removeValue(forKey: key) ?? []) + [first]), .deviceUnresponsive(device: core.configuration.device))
@@ -275,8 +280,7 @@ final class PlayerControl {
         let waiting = capped((parked.removeValue(forKey: key) ?? []) + [first])  // a burst's parked sounds first
         devices[key] = .opening(attempt: attempt, deadline: monotonicNanoseconds() + UInt64(core.configuration.deviceDeadlines.open) * 1_000_000_000, waiting: waiting)
         let core = self.core, device = core.configuration.device, output = core.configuration.output
-        let backend = core.configuration.pcmBackend
-            ?? .choosing(core.configuration.backend ?? core.policy.backend, from: PCMBackend.standardTable())
+        let backend = deviceBackend
         let firstRate = Int(first.sound.sampleRate.rounded())
         let rate = output.streamRates.map { min(max(firstRate, $0.lowerBound), $0.upperBound) } ?? firstRate
         let request = PCMRequest(
@@ -390,7 +394,8 @@ final class PlayerControl {
             case .opening(_, let deadline, let waiting) where now >= deadline:
                 devices[key] = nil
                 stuckThreads += 1  // its opener: until it returns (`deviceOpened`)
-                fail(waiting, .deviceTimeout(device: core.configuration.device, seconds: core.configuration.deviceDeadlines.open))
+                fail(waiting, .deviceTimeout(device: core.configuration.device, backend: deviceBackend.servingFirst(core.configuration.device),
+                                             seconds: core.configuration.deviceDeadlines.open))
             case .open(let engine, .idle(let since)) where now >= since + idleTimeout:
                 devices[key] = nil
                 engine.close()
@@ -414,7 +419,8 @@ final class PlayerControl {
         devices[key] = nil
         parked[key] = nil
         for (id, sound) in sounds where sound.key == key {
-            end(id, .failed(.deviceStalled(device: core.configuration.device, seconds: core.configuration.deviceDeadlines.stall)))
+            end(id, .failed(.deviceStalled(device: core.configuration.device, backend: engine.format.backend,
+                                           seconds: core.configuration.deviceDeadlines.stall)))
         }
         // Its render thread may be stuck in a write that never returns: close it where that
         // cannot hold up this thread; until it has, the device is not tried again.

@@ -307,7 +307,9 @@ struct PlayOptions: ParsableArguments {
             let left = limit - Double(monotonicNanoseconds() &- since) / 1e9
             if left <= 0 {
                 if interrupted() { throw exitInterrupted() }
-                Output.standardError("noti-play: audio device '\(device)': stopped taking sound (its last \((bufferSeconds * 1000).fixed(0)) ms never played)")
+                let reason = "its last \((bufferSeconds * 1000).fixed(0)) ms never played"
+                Output.standardError("noti-play: " + (played.map { DeviceError.stalled(device: device, backend: $0.format.backend, reason: reason).description }
+                    ?? "audio device '\(PrintableText.escaped(device, atMost: DeviceError.nameShown))': stopped taking sound: \(reason)"))
                 throw ExitCode.failure
             }
             _ = wake.wait(seconds: left)

@@ -39,6 +39,12 @@ public struct DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
         self.reason = reason.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingCharacters(in: " ")
     }
 
+    /// A device that stopped taking sound while it played (the player's stall watch, the
+    /// command's wait for the drain).
+    package static func stalled(device: String, backend: AudioBackend, reason: String) -> DeviceError {
+        DeviceError(device: device, backend: backend, "stopped taking sound", reason: reason)
+    }
+
     /// A failure given as a negated errno, in the system's words.
     package init(device: String, backend: AudioBackend, _ operation: String, errno code: Int32) {
         self.init(device: device, backend: backend, operation, code: code, reason: String(cString: strerror(-code)))

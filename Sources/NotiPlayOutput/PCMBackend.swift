@@ -28,15 +28,20 @@ package struct PCMBackend: Sendable {
     /// The devices it plays, by the names `open` takes (`--list-devices`); may connect to a server.
     /// None where its server is not there; throws where the server is there but did not answer.
     package var devices: @Sendable () throws(DeviceError) -> [PlaybackDevice]
+    /// The backend that tries `device` first (the table's first that serves it; else `kind`):
+    /// what a message names while the open has not returned.
+    package var servingFirst: @Sendable (_ device: String) -> AudioBackend
 
     package init(
         kind: AudioBackend = .alsa, serves: @escaping @Sendable (_ device: String) -> Bool = { _ in true },
         devices: @escaping @Sendable () throws(DeviceError) -> [PlaybackDevice] = { [] },
+        servingFirst: (@Sendable (_ device: String) -> AudioBackend)? = nil,
         open: @escaping @Sendable (_ device: String, _ request: PCMRequest) throws(DeviceError) -> PCMStream
     ) {
         self.kind = kind
         self.serves = serves
         self.devices = devices
+        self.servingFirst = servingFirst ?? { _ in kind }
         self.open = open
     }
 }
@@ -85,11 +90,15 @@ extension PCMBackend {
     /// not there after all (its socket refuses, it is not the server the backend speaks to)
     /// passes the device on to the next; any other failure is the device's.
     package static func choosing(_ choice: AudioBackend?, from table: [PCMBackend]) -> PCMBackend {
-        PCMBackend(kind: choice ?? table.first?.kind ?? .alsa) { device, request throws(DeviceError) in
-            let candidates = table.filter { backend in
+        let kind = choice ?? table.first?.kind ?? .alsa
+        @Sendable func candidates(_ device: String) -> [PCMBackend] {
+            table.filter { backend in
                 if let choice { return backend.kind == choice }
                 return backend.serves(device)
             }
+        }
+        return PCMBackend(kind: kind, servingFirst: { device in candidates(device).first?.kind ?? kind }) { device, request throws(DeviceError) in
+            let candidates = candidates(device)
             var lastFailure: DeviceError?
             for backend in candidates {
                 do throws(DeviceError) {

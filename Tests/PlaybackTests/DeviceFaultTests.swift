@@ -76,7 +76,7 @@ import Testing
         let result = try notiPlay([path], environment: device.environment)
         #expect(result.status == 1)
         #expect(oneLine(result.stderr), "\(result.stderr)")
-        #expect(result.stderr.contains("audio device 'default': did not open within 5 s"), "\(result.stderr)")
+        #expect(result.stderr.contains("audio device 'default' (ALSA): did not open within 5 s: it blocks"), "\(result.stderr)")
         #expect(result.seconds >= 5 && result.seconds < 7, "took \(result.seconds) s")
     }
 
@@ -90,7 +90,7 @@ import Testing
         let result = try notiPlay([path], environment: device.environment)
         #expect(result.status == 1)
         #expect(oneLine(result.stderr), "\(result.stderr)")
-        #expect(result.stderr.contains("audio device 'default': stopped taking sound"), "\(result.stderr)")
+        #expect(result.stderr.contains("audio device 'default' (ALSA): stopped taking sound: "), "\(result.stderr)")
         #expect(result.seconds >= 5 && result.seconds < 7.5, "took \(result.seconds) s")
         #expect(result.stderr.contains("nothing played for 5 s"), "\(result.stderr)")
     }
