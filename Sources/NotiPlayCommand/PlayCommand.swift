@@ -123,6 +123,11 @@ struct PlayOptions: ParsableArguments {
             throw ValidationError("--for must be a number of seconds above 0 and at most \(Int(Self.longestRingtone))")
         }
         if seconds != nil && !ringtone { throw ValidationError("--for goes with --ringtone") }
+        if let backend, backend.value == nil {
+            // Checked here, not by ArgumentParser, whose message echoes the value raw (an ESC in it
+            // would reach the terminal).
+            throw ValidationError("--backend must be pipewire, pulse, alsa or auto (got '\(PrintableText.escaped(backend.text, atMost: 80))')")
+        }
         if let appID, let problem = SoundLocator.appIDProblem(appID) {
             throw ValidationError("--app-id '\(PrintableText.escaped(appID))' cannot be used: \(problem)")
         }
@@ -250,7 +255,7 @@ struct PlayOptions: ParsableArguments {
         let ownPolicy = periodMs == nil && periods == nil
         let table = PCMBackend.standardTable(
             serverQueue: ownPolicy ? ServerQueue(microseconds: Self.serverQueueMicroseconds, requestMicroseconds: Self.serverRequestMicroseconds) : nil)
-        let chosen: AudioBackend? = throughALSA ? .alsa : backend.map { $0.backend } ?? policy.backend
+        let chosen: AudioBackend? = throughALSA ? .alsa : backend?.value.map { $0.backend } ?? policy.backend
         configuration.pcmBackend = .choosing(chosen, from: table)
         configuration.streamProperties.mediaName = file.map { String($0.split(separator: "/").last ?? Substring($0)) }
             ?? named ?? soundName
@@ -401,8 +406,21 @@ enum StreamRole {
 }
 
 /// `--backend`'s values: a backend, or auto.
-enum BackendOption: String, ExpressibleByArgument, CaseIterable {
+enum BackendChoice: String, CaseIterable {
     case pipewire, pulse, alsa, auto
 
     var backend: AudioBackend? { AudioBackend(rawValue: rawValue) }
+}
+
+/// `--backend` as typed: any text parses, and `validate()` refuses what is not a
+/// `BackendChoice` with a message of its own, escaped (ArgumentParser's echoes the value raw).
+struct BackendOption: ExpressibleByArgument {
+    var text: String
+    var value: BackendChoice? { BackendChoice(rawValue: text) }
+
+    init(argument: String) { text = argument }
+
+    // As for an enum: help's "(values: ...)" and the shells' completions.
+    static var allValueStrings: [String] { BackendChoice.allCases.map(\.rawValue) }
+    static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
 }

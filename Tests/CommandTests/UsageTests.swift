@@ -112,6 +112,17 @@ import Testing
         #expect(firstLine(result) == "Error: " + message, "\(result.stderr)")
     }
 
+    // MARK: --backend
+
+    /// A bad --backend value is named escaped: an ESC in it never reaches the terminal (as
+    /// ArgumentParser's own message would echo it), and the line says which values there are.
+    @Test func aBadBackendIsNamedEscaped() throws {
+        let result = try notiPlay(["x.caf", "--backend", "\u{1B}[31mred"])
+        #expect(result.status == 64)
+        #expect(firstLine(result) == "Error: --backend must be pipewire, pulse, alsa or auto (got '\\x1B[31mred')", "\(result.stderr)")
+        #expect(!result.stderr.utf8.contains(0x1B), "a raw ESC reached the terminal")
+    }
+
     // MARK: Mistyped options
 
     /// A mistyped option, with or without a file: "Unknown option" and its suggestion, never
