@@ -77,7 +77,7 @@ struct PlayOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Where to play: default, an ALSA device (hw:0, plughw:…, a PCM of asound.conf), or a sound server's sink (pipewire:NAME, pulse:NAME).", valueName: "device"))
     var device = "default"
 
-    @Option(help: ArgumentHelp("The sound system for the default device: pipewire, pulse, alsa, or auto (the desktop's sound server natively, else ALSA; noti-play.conf's backend = by default).", valueName: "backend"))
+    @Option(help: ArgumentHelp("The sound system for the default device: pipewire, pulse, alsa, or auto (the desktop's sound server natively, else ALSA; noti-play.conf's backend = by default). pulse is PulseAudio itself only: on PipeWire's PulseAudio service (pipewire-pulse), which cannot take back what it queued, it fails; use pipewire or auto there.", valueName: "backend"))
     var backend: BackendOption?
 
     @Flag(help: "List the playback devices of every sound system (ALSA's, the servers' sinks) and exit.")
@@ -326,6 +326,10 @@ struct PlayOptions: ParsableArguments {
     /// one that failed while playing does not (the choice of device was right).
     private static func message(_ error: NotificationSoundError, file: String?, played: Bool) -> String {
         switch error {
+        case .device(let error) where error.backend == .pulse && error.code == -EPROTONOSUPPORT:
+            // --backend pulse on PipeWire's PulseAudio service, refused by design (it cannot take
+            // back a queue, so a stop would be heard late): the backends that play it.
+            "\(error.description): use --backend pipewire or --backend auto"
         case .device(let error) where !played:
             "\(error.description) (see --list-devices; choose one with --device)"
         case .playback(let error):

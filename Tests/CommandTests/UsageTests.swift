@@ -123,6 +123,16 @@ import Testing
         #expect(!result.stderr.utf8.contains(0x1B), "a raw ESC reached the terminal")
     }
 
+    /// --backend's help says that pulse is PulseAudio itself only, and what to use on
+    /// PipeWire's PulseAudio service.
+    @Test func backendHelpSaysPulseIsNotForPipeWire() throws {
+        let result = try notiPlay(["--help"])
+        #expect(result.status == 0)
+        let help = result.stdoutText.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(help.contains("pulse is PulseAudio itself only: on PipeWire's PulseAudio service (pipewire-pulse)"), "\(help)")
+        #expect(help.contains("use pipewire or auto there"), "\(help)")
+    }
+
     // MARK: Mistyped options
 
     /// A mistyped option, with or without a file: "Unknown option" and its suggestion, never

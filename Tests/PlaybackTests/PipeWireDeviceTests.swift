@@ -108,6 +108,18 @@ extension PipeWireTests {
         let alsa = answered.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("pipewire:") && !$0.hasPrefix("default ") }
         #expect(!alsa.isEmpty && alsa.allSatisfy { stopped.stdoutText.contains($0) }, "\(stopped.stdoutText)")
     }
+
+    /// `--backend pulse` on PipeWire's PulseAudio service is refused by design; the line says
+    /// which backends play there.
+    @Test func backendPulseOnPipeWireSaysWhatToUseInstead() throws {
+        let server = try PipeWireServer()
+        let path = try tone("pulse-on-pipewire.wav", seconds: 0.2)
+        let command = try TestTools.run(TestTools.notiPlay, [path, "--backend", "pulse"], environment: server.environment)
+        #expect(command.status == 1, "\(command.stderr)")
+        #expect(command.stderr.split(separator: "\n").count == 1, "\(command.stderr)")
+        #expect(command.stderr.contains("(PulseAudio): cannot open: the sound server is not PulseAudio itself"), "\(command.stderr)")
+        #expect(command.stderr.contains("use --backend pipewire or --backend auto"), "\(command.stderr)")
+    }
 }
 
 extension PipeWireTests {
