@@ -123,6 +123,19 @@ import Testing
         #expect(!result.stderr.utf8.contains(0x1B), "a raw ESC reached the terminal")
     }
 
+    /// Whatever ArgumentParser echoes of what was typed (a value it refuses, an unknown option,
+    /// in the root or a subcommand) is escaped: no raw ESC reaches the terminal, status 64.
+    @Test(arguments: [
+        ["x.caf", "--sample-format", "\u{1B}[31mX"], ["x.caf", "--volume", "\u{1B}[31m"], ["--\u{1B}[31mx"],
+        ["info", "--\u{1B}[31mx", "a.caf"], ["listen", "--interval", "\u{1B}[31m"],
+    ])
+    func argumentParsersMessagesAreEscaped(arguments: [String]) throws {
+        let result = try notiPlay(arguments)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(firstLine(result).hasPrefix("Error: ") && firstLine(result).contains("\\x1B[31m"), "\(result.stderr)")
+        #expect(!result.stderr.utf8.contains(0x1B), "a raw ESC reached the terminal: \(result.stderr)")
+    }
+
     /// --backend's help says that pulse is PulseAudio itself only, and what to use on
     /// PipeWire's PulseAudio service.
     @Test func backendHelpSaysPulseIsNotForPipeWire() throws {
