@@ -259,17 +259,25 @@ final class PlayerControl {
         }
     }
 
+    /// The backend the device is opened with: the host's, or the table's for the backend chosen
+    /// (the host's, else the user's policy, which a reload may change). Kept, so that an open's
+    /// deadline asks the same backend which of the table's it is trying.
+    private var deviceBackend: PCMBackend {
+        if let own = core.configuration.pcmBackend { return own }
+        let choice = core.configuration.backend ?? core.policy.backend
+        if let table = tableBackend, table.choice == choice { return table.backend }
+        let backend = PCMBackend.choosing(choice, from: PCMBackend.standardTable())
+        tableBackend = (choice, backend)
+        return backend
+    }
+    private var tableBackend: (choice: AudioBackend?, backend: PCMBackend)?
+
     /// Opens the device for `key` on a thread of its own: a device that blocks on open (a FIFO
     /// nobody reads, a hung sound server) holds that thread, not this one; `handleDeadlines`
     /// gives up on it after the open deadline, and the thread closes what it opened too late.
     /// The stream asks for the first sound's rate (within `Output.streamRates`), so that sound
     /// plays unconverted wherever the device can; a device that cannot (a `hw:` device's one
     /// rate) gives its nearest, and every sound is converted to that.
-    /// The backend the device is opened with: the host's, or the table's choice.
-    private var deviceBackend: PCMBackend {
-        core.configuration.pcmBackend ?? .choosing(core.configuration.backend ?? core.policy.backend, from: PCMBackend.standardTable())
-    }
-
     private func open(_ key: EngineKey, for first: Prepared) {
         guard stuckThreads == 0 else {
             fail(capped((parked.removeValue(forKey: key) ?? []) + [first]), .deviceUnresponsive(device: core.configuration.device))
@@ -394,7 +402,7 @@ final class PlayerControl {
             case .opening(_, let deadline, let waiting) where now >= deadline:
                 devices[key] = nil
                 stuckThreads += 1  // its opener: until it returns (`deviceOpened`)
-                fail(waiting, .deviceTimeout(device: core.configuration.device, backend: deviceBackend.servingFirst(core.configuration.device),
+                fail(waiting, .deviceTimeout(device: core.configuration.device, backend: deviceBackend.trying(core.configuration.device),
                                              seconds: core.configuration.deviceDeadlines.open))
             case .open(let engine, .idle(let since)) where now >= since + idleTimeout:
                 devices[key] = nil

@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -28,20 +29,20 @@ package struct PCMBackend: Sendable {
     /// The devices it plays, by the names `open` takes (`--list-devices`); may connect to a server.
     /// None where its server is not there; throws where the server is there but did not answer.
     package var devices: @Sendable () throws(DeviceError) -> [PlaybackDevice]
-    /// The backend that tries `device` first (the table's first that serves it; else `kind`):
-    /// what a message names while the open has not returned.
-    package var servingFirst: @Sendable (_ device: String) -> AudioBackend
+    /// The backend an open of `device` under way is trying now (else the one it would try
+    /// first; else `kind`): what a message names when the open has not returned in time.
+    package var trying: @Sendable (_ device: String) -> AudioBackend
 
     package init(
         kind: AudioBackend = .alsa, serves: @escaping @Sendable (_ device: String) -> Bool = { _ in true },
         devices: @escaping @Sendable () throws(DeviceError) -> [PlaybackDevice] = { [] },
-        servingFirst: (@Sendable (_ device: String) -> AudioBackend)? = nil,
+        trying: (@Sendable (_ device: String) -> AudioBackend)? = nil,
         open: @escaping @Sendable (_ device: String, _ request: PCMRequest) throws(DeviceError) -> PCMStream
     ) {
         self.kind = kind
         self.serves = serves
         self.devices = devices
-        self.servingFirst = servingFirst ?? { _ in kind }
+        self.trying = trying ?? { _ in kind }
         self.open = open
     }
 }
@@ -97,10 +98,16 @@ extension PCMBackend {
                 return backend.serves(device)
             }
         }
-        return PCMBackend(kind: kind, servingFirst: { device in candidates(device).first?.kind ?? kind }) { device, request throws(DeviceError) in
+        // Which backend each open under way is in: a PipeWire socket that refused at once and an
+        // ALSA device that then blocks is ALSA's timeout, not PipeWire's.
+        let tried = OpensUnderWay()
+        return PCMBackend(kind: kind, trying: { device in tried.backends.withLock { $0[device] } ?? candidates(device).first?.kind ?? kind }) {
+            device, request throws(DeviceError) in
             let candidates = candidates(device)
             var lastFailure: DeviceError?
+            defer { tried.backends.withLock { $0[device] = nil } }
             for backend in candidates {
+                tried.backends.withLock { $0[device] = backend.kind }
                 do throws(DeviceError) {
                     return try backend.open(device, request)
                 } catch {
@@ -112,6 +119,11 @@ extension PCMBackend {
                 device: device, backend: choice ?? .alsa, "cannot open", code: -ENOENT,
                 reason: choice.map { "\($0) does not play this device" } ?? "no backend plays this device")
         }
+    }
+
+    /// The backend each device's open is trying, by device name.
+    private final class OpensUnderWay: Sendable {
+        let backends = Mutex<[String: AudioBackend]>([:])
     }
 
     /// Failures that mean "no such server here", not "this device failed".

@@ -80,6 +80,25 @@ import Testing
         #expect(result.seconds >= 5 && result.seconds < 7, "took \(result.seconds) s")
     }
 
+    /// The table tries PipeWire first, whose socket is stale (a server that crashed: the socket
+    /// file is there and refuses at once), then ALSA, whose device blocks: the deadline names
+    /// ALSA, the backend the open was stuck in, not the first it tried.
+    @Test func aDeviceThatNeverOpensNamesTheBackendItIsStuckIn() throws {
+        let path = try tone("blocked-after.wav", seconds: 0.2)
+        let device = try fifoDevice("noreader-after")
+        let runtime = folder.file("stale-run")
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+        // Bound, then closed without listening: connecting is refused.
+        try TestTools.runChecked("python3", ["-c", "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", runtime + "/pipewire-0"])
+        let environment = device.environment.merging([
+            "XDG_RUNTIME_DIR": runtime, "PIPEWIRE_RUNTIME_DIR": runtime, "PIPEWIRE_REMOTE": "", "PULSE_SERVER": "",
+        ]) { $1 }
+        let result = try notiPlay([path], environment: environment)
+        #expect(result.status == 1)
+        #expect(oneLine(result.stderr), "\(result.stderr)")
+        #expect(result.stderr.contains("audio device 'default' (ALSA): did not open within 5 s: it blocks"), "\(result.stderr)")
+    }
+
     /// The device opens and takes the first 64 KiB (the pipe's buffer), then nothing more: the
     /// reader holds it and never reads. Five seconds without progress end it.
     @Test func aDeviceThatStopsTakingSoundIsGivenUpAfterFiveSecondsWithoutProgress() throws {
