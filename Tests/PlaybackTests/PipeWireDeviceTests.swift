@@ -48,6 +48,23 @@ extension PipeWireTests {
         #expect(alignment.mismatch == nil && !alignment.endsEarly, "mismatch \(String(describing: alignment.mismatch)), gaps \(alignment.gaps)")
     }
 
+    /// A sink named by its object.serial, as target.object also takes it, is there too: it plays.
+    @Test func aPipeWireSinkNamedByItsSerialPlays() throws {
+        let server = try PipeWireServer()
+        try server.setSetting("clock.force-quantum", "512")
+        let path = try tone("serial-sink.wav", seconds: 0.5)
+        let serial = try #require(try server.nodeProperties(where: "node.name", is: server.sinkName).first?["object.serial"] as? Int)
+        var played: ChildProcess?
+        let recording = try server.record {
+            played = try ChildProcess(TestTools.notiPlay, [path, "--device", "pipewire:\(serial)"], environment: server.environment, in: folder)
+            played?.wait()
+        }
+        let command = try #require(played)
+        #expect(command.wait() == 0, "\(command.stderr)")
+        let alignment = try Self.alignment(of: recording, with: try Self.expected(path))
+        #expect(alignment.mismatch == nil && !alignment.endsEarly, "mismatch \(String(describing: alignment.mismatch)), gaps \(alignment.gaps)")
+    }
+
     /// The library, as a host configures it: a sink that is not there fails the sound with the
     /// device's typed error (PipeWire, -ENODEV), and nothing reaches the default sink.
     @Test func theLibraryFailsASoundForAPipeWireSinkThatIsNotThere() throws {
