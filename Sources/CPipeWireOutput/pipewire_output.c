@@ -96,17 +96,40 @@ static int is_socket(const char *directory, const char *name) {
         && S_ISSOCK(status.st_mode);
 }
 
-int noti_pw_server_socket_exists(const char *remote) {
-    /* module-protocol-native's rules (local-socket.c): the environment's remote before the
-     * caller's, an absolute path as it is, else the user's runtime folder, then the system's. */
+/* Where the server's socket is, by module-protocol-native's rules (local-socket.c): the
+ * environment's remote before the caller's, an absolute path as it is, else the user's runtime
+ * folder, then the system's. Writes the first of those that is a socket to `path` and returns 1;
+ * else writes the first place looked at (what a message names) and returns 0. */
+static int server_socket(const char *remote, char *path, size_t path_size) {
     const char *name = getenv("PIPEWIRE_REMOTE");
     if (!name || !*name) name = remote;
     if (!name || !*name) name = "pipewire-0";
-    if (name[0] == '/') return is_socket(NULL, name);
+    if (name[0] == '/') {
+        snprintf(path, path_size, "%s", name);
+        return is_socket(NULL, name);
+    }
     const char *runtime = getenv("PIPEWIRE_RUNTIME_DIR");
     if (!runtime) runtime = getenv("XDG_RUNTIME_DIR");
     if (!runtime) runtime = getenv("USERPROFILE");
-    return (runtime && is_socket(runtime, name)) || is_socket("/run/pipewire", name);
+    if (runtime && is_socket(runtime, name)) {
+        snprintf(path, path_size, "%s/%s", runtime, name);
+        return 1;
+    }
+    if (is_socket("/run/pipewire", name)) {
+        snprintf(path, path_size, "/run/pipewire/%s", name);
+        return 1;
+    }
+    snprintf(path, path_size, "%s/%s", runtime ? runtime : "/run/pipewire", name);
+    return 0;
+}
+
+int noti_pw_server_socket_exists(const char *remote) {
+    char path[sizeof ((struct sockaddr_un *)0)->sun_path];
+    return server_socket(remote, path, sizeof path);
+}
+
+void noti_pw_server_socket_path(const char *remote, char *path, size_t path_size) {
+    (void)server_socket(remote, path, path_size);
 }
 
 static int64_t monotonic_us(void) {
@@ -152,6 +175,8 @@ typedef struct {
     uint32_t settings_id;
     void (*sink)(void *, const char *, const char *);
     void *sink_user;
+    const char *target;       /* a sink asked for by node.name or object.serial: is it there? */
+    int target_found;
     void (*failed)(void *);  /* told when `failure` is set: the stream, which fails with it */
     void *failed_user;
 } connection;
@@ -199,11 +224,16 @@ static void on_global(void *data, uint32_t id, uint32_t permissions, const char 
     if (strcmp(type, PW_TYPE_INTERFACE_Metadata) == 0) {
         const char *name = spa_dict_lookup(props, PW_KEY_METADATA_NAME);
         if (name && strcmp(name, "settings") == 0) c->settings_id = id;
-    } else if (c->sink && strcmp(type, PW_TYPE_INTERFACE_Node) == 0) {
+    } else if ((c->sink || c->target) && strcmp(type, PW_TYPE_INTERFACE_Node) == 0) {
+        /* A sink is what --list-devices lists and what a target may name: the same test. */
         const char *class = spa_dict_lookup(props, PW_KEY_MEDIA_CLASS);
         const char *name = spa_dict_lookup(props, PW_KEY_NODE_NAME);
         const char *description = spa_dict_lookup(props, PW_KEY_NODE_DESCRIPTION);
-        if (class && name && strcmp(class, "Audio/Sink") == 0) c->sink(c->sink_user, name, description ? description : "");
+        if (!class || !name || strcmp(class, "Audio/Sink") != 0) return;
+        if (c->sink) c->sink(c->sink_user, name, description ? description : "");
+        /* target.object takes a node.name or an object.serial (as the session manager reads it). */
+        const char *serial = spa_dict_lookup(props, PW_KEY_OBJECT_SERIAL);
+        if (c->target && (strcmp(name, c->target) == 0 || (serial && strcmp(serial, c->target) == 0))) c->target_found = 1;
     }
 }
 
@@ -308,8 +338,17 @@ static int connect_server(connection *c, const char *remote, int rate_wanted, in
     c->core = pw.context_connect(c->context, pw.properties_new_dict(&core_dict), 0);
     if (!c->core) {
         int code = errno ? -errno : -ECONNREFUSED;
-        snprintf(error, error_size, "cannot connect to the PipeWire server %s: %s", remote ? remote : "pipewire-0",
-                 strerror(-code));
+        /* The socket libpipewire tried, not the name it was given (PIPEWIRE_REMOTE may name
+         * another); libpipewire says EHOSTDOWN where no socket is there at all. */
+        char path[sizeof ((struct sockaddr_un *)0)->sun_path];
+        noti_pw_server_socket_path(remote, path, sizeof path);
+        if (code == -EHOSTDOWN || code == -ENOENT) {
+            snprintf(error, error_size, "no PipeWire server at %s", path);
+        } else if (code == -ECONNREFUSED) {
+            snprintf(error, error_size, "no PipeWire server at %s: its socket refuses connections", path);
+        } else {
+            snprintf(error, error_size, "cannot connect to the PipeWire server at %s: %s", path, strerror(-code));
+        }
         return code;
     }
     pw_core_add_listener(c->core, &c->core_listener, &core_events, c);
@@ -701,8 +740,17 @@ noti_pw *noti_pw_open(const noti_pw_request *request, noti_pw_agreed *agreed, in
     int64_t deadline = monotonic_us() + (int64_t)timeout_ms * 1000;
     p->connection.failed = on_connection_failed;
     p->connection.failed_user = p;
+    p->connection.target = request->target;
     int result = connect_server(&p->connection, request->remote, request->rate == 0, deadline, error, error_size);
     if (result < 0) return fail_open(p, result, NULL, error, error_size, code);
+    /* A sink named but not there: refused, as PulseAudio refuses it. The session manager would
+     * send the stream to the default sink instead (a sound where the user said not to play). */
+    if (request->target && !p->connection.target_found) {
+        char path[sizeof ((struct sockaddr_un *)0)->sun_path];
+        noti_pw_server_socket_path(request->remote, path, sizeof path);
+        snprintf(error, error_size, "the PipeWire server at %s has no sink of that name", path);
+        return fail_open(p, -ENODEV, NULL, error, error_size, code);
+    }
 
     p->format = request->format;
     p->rate = request->rate ? request->rate : clock_rate(&p->connection);
@@ -719,7 +767,7 @@ noti_pw *noti_pw_open(const noti_pw_request *request, noti_pw_agreed *agreed, in
     if (!p->ring || !p->control) return fail_open(p, -ENOMEM, "out of memory", error, error_size, code);
 
     /* The caller's properties, then the latency and the target. */
-    struct spa_dict_item items[34];
+    struct spa_dict_item items[35];
     uint32_t count = 0;
     const char *name = "noti-play";
     for (const char *const *pair = request->properties; pair && pair[0] && pair[1] && count < 32; pair += 2) {
@@ -730,7 +778,12 @@ noti_pw *noti_pw_open(const noti_pw_request *request, noti_pw_agreed *agreed, in
     char latency[32];
     snprintf(latency, sizeof latency, "%u/%u", (unsigned int)p->period_frames, p->rate);
     items[count++] = SPA_DICT_ITEM_INIT(PW_KEY_NODE_LATENCY, latency);
-    if (request->target) items[count++] = SPA_DICT_ITEM_INIT(PW_KEY_TARGET_OBJECT, request->target);
+    if (request->target) {
+        items[count++] = SPA_DICT_ITEM_INIT(PW_KEY_TARGET_OBJECT, request->target);
+        /* Should the sink go away before the link or while it plays, the session manager
+         * destroys the stream (which fails the voice) rather than moving it to another sink. */
+        items[count++] = SPA_DICT_ITEM_INIT(PW_KEY_NODE_DONT_RECONNECT, "true");
+    }
     struct spa_dict dict = SPA_DICT_INIT(items, count);
     p->stream = pw.stream_new(p->connection.core, name, pw.properties_new_dict(&dict));
     if (!p->stream) return fail_open(p, -ENOMEM, "cannot make a stream", error, error_size, code);

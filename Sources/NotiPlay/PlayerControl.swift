@@ -259,6 +259,19 @@ final class PlayerControl {
         }
     }
 
+    /// The backend the device is opened with: the host's, or the table's for the backend chosen
+    /// (the host's, else the user's policy, which a reload may change). Kept, so that an open's
+    /// deadline asks the same backend which of the table's it is trying.
+    private var deviceBackend: PCMBackend {
+        if let own = core.configuration.pcmBackend { return own }
+        let choice = core.configuration.backend ?? core.policy.backend
+        if let table = tableBackend, table.choice == choice { return table.backend }
+        let backend = PCMBackend.choosing(choice, from: PCMBackend.standardTable())
+        tableBackend = (choice, backend)
+        return backend
+    }
+    private var tableBackend: (choice: AudioBackend?, backend: PCMBackend)?
+
     /// Opens the device for `key` on a thread of its own: a device that blocks on open (a FIFO
     /// nobody reads, a hung sound server) holds that thread, not this one; `handleDeadlines`
     /// gives up on it after the open deadline, and the thread closes what it opened too late.
@@ -275,8 +288,7 @@ final class PlayerControl {
         let waiting = capped((parked.removeValue(forKey: key) ?? []) + [first])  // a burst's parked sounds first
         devices[key] = .opening(attempt: attempt, deadline: monotonicNanoseconds() + UInt64(core.configuration.deviceDeadlines.open) * 1_000_000_000, waiting: waiting)
         let core = self.core, device = core.configuration.device, output = core.configuration.output
-        let backend = core.configuration.pcmBackend
-            ?? .choosing(core.configuration.backend ?? core.policy.backend, from: PCMBackend.standardTable())
+        let backend = deviceBackend
         let firstRate = Int(first.sound.sampleRate.rounded())
         let rate = output.streamRates.map { min(max(firstRate, $0.lowerBound), $0.upperBound) } ?? firstRate
         let request = PCMRequest(
@@ -390,7 +402,8 @@ final class PlayerControl {
             case .opening(_, let deadline, let waiting) where now >= deadline:
                 devices[key] = nil
                 stuckThreads += 1  // its opener: until it returns (`deviceOpened`)
-                fail(waiting, .deviceTimeout(device: core.configuration.device, seconds: core.configuration.deviceDeadlines.open))
+                fail(waiting, .deviceTimeout(device: core.configuration.device, backend: deviceBackend.trying(core.configuration.device),
+                                             seconds: core.configuration.deviceDeadlines.open))
             case .open(let engine, .idle(let since)) where now >= since + idleTimeout:
                 devices[key] = nil
                 engine.close()
@@ -414,7 +427,8 @@ final class PlayerControl {
         devices[key] = nil
         parked[key] = nil
         for (id, sound) in sounds where sound.key == key {
-            end(id, .failed(.deviceStalled(device: core.configuration.device, seconds: core.configuration.deviceDeadlines.stall)))
+            end(id, .failed(.deviceStalled(device: core.configuration.device, backend: engine.format.backend,
+                                           seconds: core.configuration.deviceDeadlines.stall)))
         }
         // Its render thread may be stuck in a write that never returns: close it where that
         // cannot hold up this thread; until it has, the device is not tried again.

@@ -40,10 +40,7 @@ public enum SoundName {
 
     /// The name for a message: its first 80 characters, escaped by the one rule for text from
     /// outside (``PrintableText``).
-    static func printable(_ name: String) -> String {
-        let shown = PrintableText.escaped(String(String.UnicodeScalarView(name.unicodeScalars.prefix(80))))
-        return name.unicodeScalars.count > 80 ? shown + "…" : shown
-    }
+    static func printable(_ name: String) -> String { PrintableText.escaped(name, atMost: 80) }
 }
 
 /// Why a notification sound cannot be played. Renders as one line.
@@ -57,10 +54,11 @@ public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConv
     case invalidVolume(Float)
     /// The device would not open or configure, or stopped while playing.
     case device(DeviceError)
-    /// The device did not open within the given seconds (it blocks: held, or its server hangs).
-    case deviceTimeout(device: String, seconds: Int)
+    /// The device did not open within the given seconds (it blocks: held, or its server hangs),
+    /// through the backend that was to play it.
+    case deviceTimeout(device: String, backend: AudioBackend, seconds: Int)
     /// The device took no sound for the given seconds while the sound played.
-    case deviceStalled(device: String, seconds: Int)
+    case deviceStalled(device: String, backend: AudioBackend, seconds: Int)
     /// An earlier open or write on the device has still not returned: nothing is tried until it has.
     case deviceUnresponsive(device: String)
     /// The engine refused the sound, or decoding failed while it played.
@@ -93,10 +91,12 @@ public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConv
         case .unreadable(let path, let why): "\(path): \(why)"
         case .invalidVolume(let volume): "volume \(volume) is outside 0.0 to 1.0"
         case .device(let error): error.description
-        case .deviceTimeout(let device, let seconds):
-            "audio device '\(device)': did not open within \(seconds) s (it blocks: held by another program, or its server hangs)"
-        case .deviceStalled(let device, let seconds):
-            "audio device '\(device)': stopped taking sound (nothing played for \(seconds) s)"
+        // The player's own deadlines, in a device failure's words (one format: DeviceError's).
+        case .deviceTimeout(let device, let backend, let seconds):
+            DeviceError(device: device, backend: backend, "did not open within \(seconds) s",
+                        reason: "it blocks: held by another program, or its server hangs").description
+        case .deviceStalled(let device, let backend, let seconds):
+            DeviceError.stalled(device: device, backend: backend, reason: "nothing played for \(seconds) s").description
         case .deviceUnresponsive(let device):
             "audio device '\(device)': still not answering (an earlier open or write has not returned); nothing is tried until it does"
         case .playback(let error): error.description

@@ -114,11 +114,11 @@ struct NotiPlay: ParsableCommand {
             main(["--help"])
         } else if first == "help" {
             guard arguments.count == 2, subcommand(named: arguments[1]) != nil else {
-                exit(withError: ValidationError("'help' takes one subcommand: \(Subcommands.shown.map { $0._commandName }.joined(separator: ", "))"))
+                exitEscaped(ValidationError("'help' takes one subcommand: \(Subcommands.shown.map { $0._commandName }.joined(separator: ", "))"))
             }
-            Subcommands.main(arguments)
+            run(Subcommands.self, arguments)
         } else if let first, subcommand(named: first) != nil {
-            Subcommands.main(arguments)
+            run(Subcommands.self, arguments)
         } else {
             // Here the subcommands are known for help and completions only: one named after a
             // file or an option (`noti-play x.caf listen`, `noti-play --verbose info a.wav`) is
@@ -143,8 +143,18 @@ struct NotiPlay: ParsableCommand {
                 }
                 try command.run()
             } catch {
-                exit(withError: error)
+                exitEscaped(error)
             }
+        }
+    }
+
+    /// What `root.main(arguments)` does, its errors printed by `exitEscaped`.
+    private static func run(_ root: ParsableCommand.Type, _ arguments: [String]) {
+        do {
+            var command = try root.parseAsRoot(arguments)
+            try command.run()
+        } catch {
+            root.exitEscaped(error)
         }
     }
 
@@ -154,6 +164,23 @@ struct NotiPlay: ParsableCommand {
 
     private static func nameItFirst(_ name: String) -> String {
         "'\(name)' is a subcommand: name it first (noti-play \(name) ...); a file of that name is ./\(name)"
+    }
+}
+
+extension ParsableCommand {
+    /// `exit(withError:)`, with every line of an error's message escaped: ArgumentParser's own
+    /// messages echo what was typed raw ("The value '...' is invalid", "Unknown option '...'"),
+    /// and an ESC in it would steer the terminal. Help and --version (status 0) are ArgumentParser's.
+    static func exitEscaped(_ error: Error) -> Never {
+        let code = exitCode(for: error)
+        guard code != .success else { exit(withError: error) }
+        let message = fullMessage(for: error)
+        if !message.isEmpty {
+            var lines = message.split(separator: "\n", omittingEmptySubsequences: false)
+            while lines.last?.isEmpty == true { lines.removeLast() }
+            for line in lines { Output.standardError(String(line)) }
+        }
+        Glibc.exit(code.rawValue)
     }
 }
 

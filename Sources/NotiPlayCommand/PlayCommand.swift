@@ -77,7 +77,7 @@ struct PlayOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Where to play: default, an ALSA device (hw:0, plughw:…, a PCM of asound.conf), or a sound server's sink (pipewire:NAME, pulse:NAME).", valueName: "device"))
     var device = "default"
 
-    @Option(help: ArgumentHelp("The sound system for the default device: pipewire, pulse, alsa, or auto (the desktop's sound server natively, else ALSA; noti-play.conf's backend = by default).", valueName: "backend"))
+    @Option(help: ArgumentHelp("The sound system for the default device: pipewire, pulse, alsa, or auto (the desktop's sound server natively, else ALSA; noti-play.conf's backend = by default). pulse is PulseAudio itself only: on PipeWire's PulseAudio service (pipewire-pulse), which cannot take back what it queued, it fails; use pipewire or auto there.", valueName: "backend"))
     var backend: BackendOption?
 
     @Flag(help: "List the playback devices of every sound system (ALSA's, the servers' sinks) and exit.")
@@ -123,6 +123,11 @@ struct PlayOptions: ParsableArguments {
             throw ValidationError("--for must be a number of seconds above 0 and at most \(Int(Self.longestRingtone))")
         }
         if seconds != nil && !ringtone { throw ValidationError("--for goes with --ringtone") }
+        if let backend, backend.value == nil {
+            // Checked here, not by ArgumentParser, whose message echoes the value raw (an ESC in it
+            // would reach the terminal).
+            throw ValidationError("--backend must be pipewire, pulse, alsa or auto (got '\(PrintableText.escaped(backend.text, atMost: 80))')")
+        }
         if let appID, let problem = SoundLocator.appIDProblem(appID) {
             throw ValidationError("--app-id '\(PrintableText.escaped(appID))' cannot be used: \(problem)")
         }
@@ -148,7 +153,10 @@ struct PlayOptions: ParsableArguments {
         let launched = monotonicNanoseconds()
         if listDevices {
             // Names and descriptions come from ALSA's configuration: escaped, one line each.
-            let lines = PCMBackend.devices(of: PCMBackend.standardTable()).map { PrintableText.escaped($0.name).padding(toLength: 24) + PrintableText.escaped($0.description) }
+            let (devices, unanswered) = PCMBackend.devices(of: PCMBackend.standardTable())
+            // A server that is there but did not answer: its sinks are missing, and the user is told.
+            for error in unanswered { Output.standardError("noti-play: warning: its devices are not listed: \(error.description)") }
+            let lines = devices.map { PrintableText.escaped($0.name).padding(toLength: 24) + PrintableText.escaped($0.description) }
             try Output.standardOutput(lines.map { $0 + "\n" }.joined())
             return
         }
@@ -247,7 +255,7 @@ struct PlayOptions: ParsableArguments {
         let ownPolicy = periodMs == nil && periods == nil
         let table = PCMBackend.standardTable(
             serverQueue: ownPolicy ? ServerQueue(microseconds: Self.serverQueueMicroseconds, requestMicroseconds: Self.serverRequestMicroseconds) : nil)
-        let chosen: AudioBackend? = throughALSA ? .alsa : backend.map { $0.backend } ?? policy.backend
+        let chosen: AudioBackend? = throughALSA ? .alsa : backend?.value.map { $0.backend } ?? policy.backend
         configuration.pcmBackend = .choosing(chosen, from: table)
         configuration.streamProperties.mediaName = file.map { String($0.split(separator: "/").last ?? Substring($0)) }
             ?? named ?? soundName
@@ -304,7 +312,9 @@ struct PlayOptions: ParsableArguments {
             let left = limit - Double(monotonicNanoseconds() &- since) / 1e9
             if left <= 0 {
                 if interrupted() { throw exitInterrupted() }
-                Output.standardError("noti-play: audio device '\(device)': stopped taking sound (its last \((bufferSeconds * 1000).fixed(0)) ms never played)")
+                let reason = "its last \((bufferSeconds * 1000).fixed(0)) ms never played"
+                Output.standardError("noti-play: " + (played.map { DeviceError.stalled(device: device, backend: $0.format.backend, reason: reason).description }
+                    ?? "audio device '\(PrintableText.escaped(device, atMost: DeviceError.nameShown))': stopped taking sound: \(reason)"))
                 throw ExitCode.failure
             }
             _ = wake.wait(seconds: left)
@@ -316,6 +326,10 @@ struct PlayOptions: ParsableArguments {
     /// one that failed while playing does not (the choice of device was right).
     private static func message(_ error: NotificationSoundError, file: String?, played: Bool) -> String {
         switch error {
+        case .device(let error) where error.backend == .pulse && error.code == -EPROTONOSUPPORT:
+            // --backend pulse on PipeWire's PulseAudio service, refused by design (it cannot take
+            // back a queue, so a stop would be heard late): the backends that play it.
+            "\(error.description): use --backend pipewire or --backend auto"
         case .device(let error) where !played:
             "\(error.description) (see --list-devices; choose one with --device)"
         case .playback(let error):
@@ -396,8 +410,21 @@ enum StreamRole {
 }
 
 /// `--backend`'s values: a backend, or auto.
-enum BackendOption: String, ExpressibleByArgument, CaseIterable {
+enum BackendChoice: String, CaseIterable {
     case pipewire, pulse, alsa, auto
 
     var backend: AudioBackend? { AudioBackend(rawValue: rawValue) }
+}
+
+/// `--backend` as typed: any text parses, and `validate()` refuses what is not a
+/// `BackendChoice` with a message of its own, escaped (ArgumentParser's echoes the value raw).
+struct BackendOption: ExpressibleByArgument {
+    var text: String
+    var value: BackendChoice? { BackendChoice(rawValue: text) }
+
+    init(argument: String) { text = argument }
+
+    // As for an enum: help's "(values: ...)" and the shells' completions.
+    static var allValueStrings: [String] { BackendChoice.allCases.map(\.rawValue) }
+    static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
 }

@@ -1,3 +1,4 @@
+import NotiPlayDecoder
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,12 +39,25 @@ public struct DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
         self.reason = reason.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingCharacters(in: " ")
     }
 
+    /// A device that stopped taking sound while it played (the player's stall watch, the
+    /// command's wait for the drain).
+    package static func stalled(device: String, backend: AudioBackend, reason: String) -> DeviceError {
+        DeviceError(device: device, backend: backend, "stopped taking sound", reason: reason)
+    }
+
     /// A failure given as a negated errno, in the system's words.
     package init(device: String, backend: AudioBackend, _ operation: String, errno code: Int32) {
         self.init(device: device, backend: backend, operation, code: code, reason: String(cString: strerror(-code)))
     }
 
-    public var description: String { "audio device '\(device)' (\(backend)): \(operation): \(reason)" }
+    /// One line; the device's name escaped and cut at `DeviceError.nameShown` characters (a name
+    /// comes from the user or a configuration file, and may be anything, of any length).
+    public var description: String {
+        "audio device '\(PrintableText.escaped(device, atMost: Self.nameShown))' (\(backend)): \(operation): \(reason)"
+    }
+
+    /// The most characters of a device's name a message shows.
+    public static let nameShown = 200
 }
 
 extension StringProtocol {

@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,16 +27,22 @@ package struct PCMBackend: Sendable {
     /// play and close it.
     package var open: @Sendable (_ device: String, _ request: PCMRequest) throws(DeviceError) -> PCMStream
     /// The devices it plays, by the names `open` takes (`--list-devices`); may connect to a server.
-    package var devices: @Sendable () -> [PlaybackDevice]
+    /// None where its server is not there; throws where the server is there but did not answer.
+    package var devices: @Sendable () throws(DeviceError) -> [PlaybackDevice]
+    /// The backend an open of `device` under way is trying now (else the one it would try
+    /// first; else `kind`): what a message names when the open has not returned in time.
+    package var trying: @Sendable (_ device: String) -> AudioBackend
 
     package init(
         kind: AudioBackend = .alsa, serves: @escaping @Sendable (_ device: String) -> Bool = { _ in true },
-        devices: @escaping @Sendable () -> [PlaybackDevice] = { [] },
+        devices: @escaping @Sendable () throws(DeviceError) -> [PlaybackDevice] = { [] },
+        trying: (@Sendable (_ device: String) -> AudioBackend)? = nil,
         open: @escaping @Sendable (_ device: String, _ request: PCMRequest) throws(DeviceError) -> PCMStream
     ) {
         self.kind = kind
         self.serves = serves
         self.devices = devices
+        self.trying = trying ?? { _ in kind }
         self.open = open
     }
 }
@@ -61,15 +68,22 @@ extension PCMBackend {
         [.pipeWire(serverQueue: serverQueue), .pulse(serverQueue: serverQueue), .alsa]
     }
 
-    /// Every device of every backend in `table`, `default` first: `--list-devices`.
-    package static func devices(of table: [PCMBackend]) -> [PlaybackDevice] {
+    /// Every device of every backend in `table`, `default` first: `--list-devices`; and the
+    /// servers that did not answer (their devices are missing, the others' are listed).
+    package static func devices(of table: [PCMBackend]) -> (devices: [PlaybackDevice], unanswered: [DeviceError]) {
         var all: [PlaybackDevice] = []
+        var unanswered: [DeviceError] = []
         for backend in table {
-            for device in backend.devices() where !(device.name == "default" && all.contains { $0.name == "default" }) {
+            let devices: [PlaybackDevice]
+            do throws(DeviceError) { devices = try backend.devices() } catch {
+                unanswered.append(error)
+                continue
+            }
+            for device in devices where !(device.name == "default" && all.contains { $0.name == "default" }) {
                 all.append(device)
             }
         }
-        return all
+        return (all, unanswered)
     }
 
     /// One backend that opens a device with the first of `table` that serves it: `choice` alone
@@ -77,13 +91,23 @@ extension PCMBackend {
     /// not there after all (its socket refuses, it is not the server the backend speaks to)
     /// passes the device on to the next; any other failure is the device's.
     package static func choosing(_ choice: AudioBackend?, from table: [PCMBackend]) -> PCMBackend {
-        PCMBackend(kind: choice ?? table.first?.kind ?? .alsa) { device, request throws(DeviceError) in
-            let candidates = table.filter { backend in
+        let kind = choice ?? table.first?.kind ?? .alsa
+        @Sendable func candidates(_ device: String) -> [PCMBackend] {
+            table.filter { backend in
                 if let choice { return backend.kind == choice }
                 return backend.serves(device)
             }
+        }
+        // Which backend each open under way is in: a PipeWire socket that refused at once and an
+        // ALSA device that then blocks is ALSA's timeout, not PipeWire's.
+        let tried = OpensUnderWay()
+        return PCMBackend(kind: kind, trying: { device in tried.backends.withLock { $0[device] } ?? candidates(device).first?.kind ?? kind }) {
+            device, request throws(DeviceError) in
+            let candidates = candidates(device)
             var lastFailure: DeviceError?
+            defer { tried.backends.withLock { $0[device] = nil } }
             for backend in candidates {
+                tried.backends.withLock { $0[device] = backend.kind }
                 do throws(DeviceError) {
                     return try backend.open(device, request)
                 } catch {
@@ -95,6 +119,11 @@ extension PCMBackend {
                 device: device, backend: choice ?? .alsa, "cannot open", code: -ENOENT,
                 reason: choice.map { "\($0) does not play this device" } ?? "no backend plays this device")
         }
+    }
+
+    /// The backend each device's open is trying, by device name.
+    private final class OpensUnderWay: Sendable {
+        let backends = Mutex<[String: AudioBackend]>([:])
     }
 
     /// Failures that mean "no such server here", not "this device failed".

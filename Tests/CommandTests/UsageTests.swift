@@ -112,6 +112,40 @@ import Testing
         #expect(firstLine(result) == "Error: " + message, "\(result.stderr)")
     }
 
+    // MARK: --backend
+
+    /// A bad --backend value is named escaped: an ESC in it never reaches the terminal (as
+    /// ArgumentParser's own message would echo it), and the line says which values there are.
+    @Test func aBadBackendIsNamedEscaped() throws {
+        let result = try notiPlay(["x.caf", "--backend", "\u{1B}[31mred"])
+        #expect(result.status == 64)
+        #expect(firstLine(result) == "Error: --backend must be pipewire, pulse, alsa or auto (got '\\x1B[31mred')", "\(result.stderr)")
+        #expect(!result.stderr.utf8.contains(0x1B), "a raw ESC reached the terminal")
+    }
+
+    /// Whatever ArgumentParser echoes of what was typed (a value it refuses, an unknown option,
+    /// in the root or a subcommand) is escaped: no raw ESC reaches the terminal, status 64.
+    @Test(arguments: [
+        ["x.caf", "--sample-format", "\u{1B}[31mX"], ["x.caf", "--volume", "\u{1B}[31m"], ["--\u{1B}[31mx"],
+        ["info", "--\u{1B}[31mx", "a.caf"], ["listen", "--interval", "\u{1B}[31m"],
+    ])
+    func argumentParsersMessagesAreEscaped(arguments: [String]) throws {
+        let result = try notiPlay(arguments)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(firstLine(result).hasPrefix("Error: ") && firstLine(result).contains("\\x1B[31m"), "\(result.stderr)")
+        #expect(!result.stderr.utf8.contains(0x1B), "a raw ESC reached the terminal: \(result.stderr)")
+    }
+
+    /// --backend's help says that pulse is PulseAudio itself only, and what to use on
+    /// PipeWire's PulseAudio service.
+    @Test func backendHelpSaysPulseIsNotForPipeWire() throws {
+        let result = try notiPlay(["--help"])
+        #expect(result.status == 0)
+        let help = result.stdoutText.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(help.contains("pulse is PulseAudio itself only: on PipeWire's PulseAudio service (pipewire-pulse)"), "\(help)")
+        #expect(help.contains("use pipewire or auto there"), "\(help)")
+    }
+
     // MARK: Mistyped options
 
     /// A mistyped option, with or without a file: "Unknown option" and its suggestion, never

@@ -53,7 +53,7 @@ extension PlayerTests {
                 // Bounds that tell "returned" from "waited for the device" (1 s here) on a loaded
                 // machine; the figures themselves (tens of µs) are measure-library.py's.
                 #expect(durations.sorted()[2] < .milliseconds(50), "play took \(durations)")
-                let timeout = PlaybackResult.failed(.deviceTimeout(device: Self.device, seconds: 1))
+                let timeout = PlaybackResult.failed(.deviceTimeout(device: Self.device, backend: .alsa, seconds: 1))
                 #expect(reports.results(5) == Array(repeating: timeout, count: 5))
                 let failedAfter = clock.now - started
                 #expect(failedAfter >= .seconds(1) && failedAfter < .seconds(3), "failed after \(failedAfter)")
@@ -116,7 +116,7 @@ extension PlayerTests {
                 let clock = ContinuousClock()
                 let started = clock.now
                 try player.play(.named("default.caf")) { reports.add($0) }
-                #expect(reports.results(1) == [.failed(.deviceStalled(device: Self.device, seconds: 1))])
+                #expect(reports.results(1) == [.failed(.deviceStalled(device: Self.device, backend: .alsa, seconds: 1))])
                 let failedAfter = clock.now - started
                 // Looks a second apart: the first sees progress, the next none.
                 #expect(failedAfter >= .seconds(1) && failedAfter < .seconds(4), "failed after \(failedAfter)")

@@ -311,7 +311,7 @@ import Testing
         try player.play(.named("blocked.caf")) { reports.add($0) }
         #expect(Date().timeIntervalSince(started) < 1, "play blocked for \(Date().timeIntervalSince(started)) s")
         let results = reports.results(2)
-        #expect(results == Array(repeating: .failed(.deviceTimeout(device: "file:FILE=\(fifo),FORMAT=raw", seconds: 5)), count: 2))
+        #expect(results == Array(repeating: .failed(.deviceTimeout(device: "file:FILE=\(fifo),FORMAT=raw", backend: .alsa, seconds: 5)), count: 2))
         #expect(Date().timeIntervalSince(started) >= 5)
         let closing = Date()
         player.close()
@@ -365,7 +365,7 @@ import Testing
         let reports = Reports()
         let started = Date()
         try player.play(.named("stall.caf")) { reports.add($0) }
-        #expect(reports.results(1) == [.failed(.deviceStalled(device: device, seconds: 5))])
+        #expect(reports.results(1) == [.failed(.deviceStalled(device: device, backend: .alsa, seconds: 5))])
         #expect(Date().timeIntervalSince(started) >= 5)
         let closing = Date()
         player.close()
@@ -419,7 +419,7 @@ import Testing
         while Self.descriptors(of: sound) > 32 && Date() < settled { usleep(10_000) }
         #expect(Self.descriptors(of: sound) <= 32)
         let timedOut = reports.wait(32).dropFirst(68)
-        #expect(timedOut.map(\.result) == Array(repeating: .failed(.deviceTimeout(device: device, seconds: 5)), count: 32))
+        #expect(timedOut.map(\.result) == Array(repeating: .failed(.deviceTimeout(device: device, backend: .alsa, seconds: 5)), count: 32))
         // Reported before the control thread lets go of its list: give it a moment.
         let released = Date() + 2
         while Self.descriptors(of: sound) > 0 && Date() < released { usleep(10_000) }

@@ -44,6 +44,19 @@ import Testing
         #expect(result.stderr.contains("--list-devices"))
     }
 
+    /// A device name of 100 KB with an ESC in it: the line echoes its first 200 characters,
+    /// escaped, then "…" (ALSA's own reason, which names the PCM, is bounded by ALSA's message).
+    @Test func aHugeDeviceNameIsEchoedCutAndEscaped() throws {
+        let path = try tone("huge.wav", seconds: 0.2)
+        let name = "\u{1B}[31m" + String(repeating: "y", count: 100_000)
+        let result = try notiPlay([path, "--device", name], environment: try alsaConfig("huge.conf", ""))
+        #expect(result.status == 1)
+        #expect(oneLine(result.stderr) && result.stderr.utf8.count < 1000, "\(result.stderr.utf8.count) bytes: \(result.stderr.prefix(500))")
+        #expect(result.stderr.hasPrefix("noti-play: audio device '\\x1B[31m" + String(repeating: "y", count: 195) + "…' (ALSA): cannot open: "),
+                "\(result.stderr.prefix(500))")
+        #expect(!result.stderr.utf8.contains(0x1B), "a raw ESC reached the terminal")
+    }
+
     // MARK: A device that blocks
 
     /// ALSA's file plugin writing into a FIFO: with no reader its open blocks, as a device held
@@ -63,8 +76,27 @@ import Testing
         let result = try notiPlay([path], environment: device.environment)
         #expect(result.status == 1)
         #expect(oneLine(result.stderr), "\(result.stderr)")
-        #expect(result.stderr.contains("audio device 'default': did not open within 5 s"), "\(result.stderr)")
+        #expect(result.stderr.contains("audio device 'default' (ALSA): did not open within 5 s: it blocks"), "\(result.stderr)")
         #expect(result.seconds >= 5 && result.seconds < 7, "took \(result.seconds) s")
+    }
+
+    /// The table tries PipeWire first, whose socket is stale (a server that crashed: the socket
+    /// file is there and refuses at once), then ALSA, whose device blocks: the deadline names
+    /// ALSA, the backend the open was stuck in, not the first it tried.
+    @Test func aDeviceThatNeverOpensNamesTheBackendItIsStuckIn() throws {
+        let path = try tone("blocked-after.wav", seconds: 0.2)
+        let device = try fifoDevice("noreader-after")
+        let runtime = folder.file("stale-run")
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+        // Bound, then closed without listening: connecting is refused.
+        try TestTools.runChecked("python3", ["-c", "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", runtime + "/pipewire-0"])
+        let environment = device.environment.merging([
+            "XDG_RUNTIME_DIR": runtime, "PIPEWIRE_RUNTIME_DIR": runtime, "PIPEWIRE_REMOTE": "", "PULSE_SERVER": "",
+        ]) { $1 }
+        let result = try notiPlay([path], environment: environment)
+        #expect(result.status == 1)
+        #expect(oneLine(result.stderr), "\(result.stderr)")
+        #expect(result.stderr.contains("audio device 'default' (ALSA): did not open within 5 s: it blocks"), "\(result.stderr)")
     }
 
     /// The device opens and takes the first 64 KiB (the pipe's buffer), then nothing more: the
@@ -77,7 +109,7 @@ import Testing
         let result = try notiPlay([path], environment: device.environment)
         #expect(result.status == 1)
         #expect(oneLine(result.stderr), "\(result.stderr)")
-        #expect(result.stderr.contains("audio device 'default': stopped taking sound"), "\(result.stderr)")
+        #expect(result.stderr.contains("audio device 'default' (ALSA): stopped taking sound: "), "\(result.stderr)")
         #expect(result.seconds >= 5 && result.seconds < 7.5, "took \(result.seconds) s")
         #expect(result.stderr.contains("nothing played for 5 s"), "\(result.stderr)")
     }

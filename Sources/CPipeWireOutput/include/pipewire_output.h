@@ -66,6 +66,9 @@ const char *noti_pw_load(void);
  * /run/pipewire). Connects to nothing and loads nothing: cheap enough to choose a backend by. */
 int noti_pw_server_socket_exists(const char *remote);
 
+/* The path of that socket, or where it was looked for first when it is not there: for messages. */
+void noti_pw_server_socket_path(const char *remote, char *path, size_t path_size);
+
 typedef struct {
     char version[32];         /* "0.3.65" */
     char name[64];            /* its core's name, the socket's ("pipewire-0") */
@@ -85,7 +88,7 @@ int noti_pw_survey(const char *remote, int timeout_ms, noti_pw_server *server,
  * the graph nothing until the next write. Returns the
  * stream, or NULL with a negative errno in *code and a reason in `error`: -ENOENT libpipewire is
  * missing, -EHOSTDOWN or -ECONNREFUSED no server, -ETIMEDOUT, -EINVAL a request out of range,
- * -ENOTCONN the server refused the stream. */
+ * -ENOTCONN the server refused the stream, -ENODEV no sink is `target`. */
 noti_pw *noti_pw_open(const noti_pw_request *request, noti_pw_agreed *agreed, int timeout_ms,
                       char *error, size_t error_size, int *code);
 

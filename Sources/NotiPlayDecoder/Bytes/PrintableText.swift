@@ -10,6 +10,13 @@ public enum PrintableText {
         return out
     }
 
+    /// `text` escaped, its first `limit` characters only, and "…" where it went on: a name from
+    /// outside is echoed in a message, and a 100 KB one must not fill the terminal.
+    public static func escaped(_ text: String, atMost limit: Int) -> String {
+        let shown = escaped(String(String.UnicodeScalarView(text.unicodeScalars.prefix(limit))))
+        return text.unicodeScalars.count > limit ? shown + "…" : shown
+    }
+
     /// A path's raw bytes, as printable text.
     public static func path(_ bytes: [UInt8]) -> String {
         var out = ""

@@ -20,7 +20,7 @@ extension PCMBackend {
         PCMBackend(
             kind: .pipewire,
             serves: { device in device.hasPrefix("pipewire:") || (device == "default" && PipeWireSurvey.serverSocketExists(remote: remote)) },
-            devices: { pipeWireSinks(remote: remote) }
+            devices: { () throws(DeviceError) in try pipeWireSinks(remote: remote) }
         ) { name, request throws(DeviceError) in
             var request = request
             if let serverQueue {
@@ -36,10 +36,18 @@ extension PCMBackend {
     /// what it holds is taken back.)
     static let longestCycleMicroseconds = 20_000
 
-    /// The sinks of the server, as `pipewire:NAME`; none where no server answers.
-    @Sendable private static func pipeWireSinks(remote: String?) -> [PlaybackDevice] {
-        guard PipeWireSurvey.serverSocketExists(remote: remote),
-              let survey = try? PipeWireSurvey.take(remote: remote) else { return [] }
+    /// The sinks of the server, as `pipewire:NAME`; none where no server is there. A server whose
+    /// socket is there but which does not answer in time is an error: `--list-devices` says so.
+    @Sendable private static func pipeWireSinks(remote: String?) throws(DeviceError) -> [PlaybackDevice] {
+        guard PipeWireSurvey.serverSocketExists(remote: remote) else { return [] }
+        let survey: PipeWireSurvey
+        do throws(DeviceError) {
+            survey = try PipeWireSurvey.take(remote: remote)
+        } catch where error.code == -ETIMEDOUT {
+            throw error
+        } catch {
+            return []
+        }
         let server = PlaybackDevice(name: "default", description: "the PipeWire server's default sink (PipeWire \(survey.version), \(survey.clockRate) Hz)")
         return [server] + survey.sinks.map { PlaybackDevice(name: "pipewire:" + $0.name, description: "PipeWire: " + $0.description) }
     }
@@ -143,6 +151,14 @@ package struct PipeWireSurvey: Sendable {
         withOptionalCString(remote) { noti_pw_server_socket_exists($0) != 0 }
     }
 
+    /// Where the server's socket is (or was looked for first, where it is not there): messages
+    /// name this, not the remote's name.
+    package static func socketPath(remote: String? = nil) -> String {
+        var path = [CChar](repeating: 0, count: 256)
+        withOptionalCString(remote) { noti_pw_server_socket_path($0, &path, path.count) }
+        return path.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
     /// Asks the server (connecting: up to `timeoutMilliseconds`).
     package static func take(remote: String? = nil, timeoutMilliseconds: Int32 = 2_000) throws(DeviceError) -> PipeWireSurvey {
         var sinks: [PlaybackDevice] = []
@@ -158,12 +174,19 @@ package struct PipeWireSurvey: Sendable {
             }
         }
         guard result == 0 else {
-            let reason = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            throw DeviceError(device: remote ?? "pipewire-0", backend: .pipewire, "cannot ask the PipeWire server", code: result, reason: reason)
+            let said = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            let reason = result == -ETIMEDOUT
+                ? "the PipeWire server at \(socketPath(remote: remote)) did not answer within \(seconds(timeoutMilliseconds)) s" : said
+            throw DeviceError(device: "default", backend: .pipewire, "cannot ask the server", code: result, reason: reason)
         }
         func text<T>(_ field: T) -> String { withUnsafeBytes(of: field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) } }
         return PipeWireSurvey(version: text(server.version), name: text(server.name), clockRate: Int(server.clock_rate), sinks: sinks)
     }
+}
+
+/// Milliseconds as seconds for a message: "2", "0.5".
+private func seconds(_ milliseconds: Int32) -> String {
+    milliseconds % 1000 == 0 ? String(milliseconds / 1000) : String(Double(milliseconds) / 1000)
 }
 
 /// `strings` as a NULL-terminated array of C strings, for the duration of `body`.

@@ -40,7 +40,7 @@ extension PCMBackend {
 
     /// The sinks of the PulseAudio server `default` reaches, as `pulse:NAME`; none where no
     /// PulseAudio server is there (PipeWire's service lists its sinks as PipeWire's).
-    @Sendable private static func pulseSinks() -> [PlaybackDevice] {
+    @Sendable private static func pulseSinks() throws(DeviceError) -> [PlaybackDevice] {
         guard let route = PulseRoute(device: "default") else { return [] }
         final class Found { var devices: [PlaybackDevice] = [] }
         let found = Found()
@@ -52,6 +52,12 @@ extension PCMBackend {
                     name: "pulse:" + String(cString: name),
                     description: "PulseAudio: " + (description.map { String(cString: $0) } ?? "")))
             }, Unmanaged.passUnretained(found).toOpaque())
+        }
+        // A server that is there but did not answer is said; one that is not, or is not
+        // PulseAudio itself, has nothing to list.
+        if status == -ETIMEDOUT {
+            throw DeviceError(device: "default", backend: .pulse, "cannot ask the server", code: status,
+                              reason: "the PulseAudio server did not answer within 2 s")
         }
         return status == 0 ? found.devices : []
     }
