@@ -92,6 +92,46 @@ extension PipeWireTests {
         }
     }
 
+    /// A server that restarts between sounds, while the player keeps its stream open for the
+    /// next (its idle timeout): the next sound finds the new server. Natively the stream's
+    /// connection says it was lost; ALSA says nothing until the next write fails, so through
+    /// pipewire-alsa that sound failed ("it failed again after every recovery") with the new
+    /// server there, and only the one after it played.
+    @Test(arguments: [AudioBackend.pipewire, .alsa])
+    func aServerRestartedBetweenSoundsIsFoundByTheNextSound(_ route: AudioBackend) throws {
+        if route == .alsa { _ = try PipeWireServer.pipeWireALSA.get() }
+        let server = try PipeWireServer()
+        try withEnvironment(["ALSA_CONFIG_PATH": server.alsaConfigPath, "PIPEWIRE_RUNTIME_DIR": server.runtimeDirectory]) {
+            _ = try tone("first.wav", seconds: 0.3)
+            let next = try tone("next.wav", seconds: 0.5)
+            var configuration = NotificationSoundPlayer.Configuration(appFolders: [folder.path], idleTimeout: 60, policy: SoundPolicy())
+            configuration.pcmBackend = route == .alsa ? .alsa : .pipeWire(remote: server.socketPath)
+            let player = NotificationSoundPlayer(configuration: configuration)
+            defer { player.close() }
+            let reports = Locked<[PlaybackReport]>([])
+            try player.play(.named("first.wav")) { report in reports.withLock { $0.append(report) } }
+            try waitUntil("the first sound to end", timeout: 10) { reports.withLock { $0.count == 1 } }
+            #expect(reports.withLock { $0[0].result } == .finished)
+            usleep(300_000)  // drained: the stream idles, open
+            server.stop(SIGKILL)
+            try server.start()
+            try server.setSetting("clock.force-quantum", "512")
+            let recording = try server.record {
+                try player.play(.named("next.wav")) { report in reports.withLock { $0.append(report) } }
+                try waitUntil("the next sound to end", timeout: 15) { reports.withLock { $0.count == 2 } }
+            }
+            #expect(reports.withLock { $0[1].result } == .finished, "the sound after the restart: \(reports.withLock { $0[1].result })")
+            let heardAny = PulseTests.soundingRange(recording) != nil  // not in #require: it would print the recording
+            try #require(heardAny, "the sink heard nothing of the sound after the restart")
+            let alignment = try Self.alignment(of: recording, with: try Self.expected(next))
+            if route == .pipewire {
+                #expect(alignment.mismatch == nil && !alignment.endsEarly, "mismatch \(String(describing: alignment.mismatch)); \(alignment.gaps)")
+            } else {
+                #expect(alignment.matchedFrames >= 4800, "\(alignment.matchedFrames) frames exact; \(alignment.gaps)")
+            }
+        }
+    }
+
     /// `noti-play listen` on the rig's session bus, natively and (noti-play.conf's `backend =
     /// alsa`) through pipewire-alsa: the same process fails the sound playing when the server is
     /// killed, says so within 100 ms, spins nowhere while it is down, and plays the next
