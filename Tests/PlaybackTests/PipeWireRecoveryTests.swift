@@ -193,6 +193,45 @@ extension PipeWireTests {
         }
     }
 
+    /// The same for `listen`, whose player keeps its stream open 5 s after a sound: the server
+    /// restarted in that time, the next notification's sound is heard.
+    @Test(arguments: [AudioBackend.pipewire, .alsa])
+    func theSameListenerFindsAServerRestartedBetweenSounds(_ route: AudioBackend) throws {
+        if route == .alsa { _ = try PipeWireServer.pipeWireALSA.get() }
+        let server = try PipeWireServer()
+        let rig = try ListenRig()
+        try FileManager.default.createDirectory(atPath: rig.folder.file("config/noti-play"), withIntermediateDirectories: true)
+        try "backend = \(route.rawValue)\n".write(toFile: rig.folder.file("config/noti-play/noti-play.conf"), atomically: true, encoding: .utf8)
+        let first = try tone("listen-first.wav", seconds: 0.3), next = try tone("listen-next.wav", seconds: 0.5)
+        _ = try rig.startServer()
+        let listener = try rig.startListener(["--interval", "0"], environment: Self.audio(of: server))
+        try rig.notifySend(["-a", "chat", "-h", "string:sound-file:\(first)"])
+        try listener.waitForLog("chat: finished")
+        usleep(300_000)  // drained: the stream idles, open
+        let restarting = Date()
+        server.stop(SIGKILL)
+        try server.start()
+        try server.setSetting("clock.force-quantum", "512")
+        let lines = listener.logLines.count
+        let recording = try server.record {
+            try rig.notifySend(["-a", "mail", "-h", "string:sound-file:\(next)"])
+            try waitUntil("the next sound to end", timeout: 15) {
+                listener.logLines.dropFirst(lines).contains { $0.hasPrefix("mail: ") && !$0.hasPrefix("mail: plays") }
+            }
+        }
+        // Within listen's 5 s idle timeout, or the stream was not the one kept open.
+        #expect(Date().timeIntervalSince(restarting) < 5, "the restart took \(Date().timeIntervalSince(restarting)) s")
+        #expect(listener.logLines.dropFirst(lines).contains("mail: finished"), "\(listener.logLines.dropFirst(lines))")
+        let heardAny = PulseTests.soundingRange(recording) != nil  // not in #require: it would print the recording
+        try #require(heardAny, "the sink heard nothing of the sound after the restart")
+        let alignment = try Self.alignment(of: recording, with: try Self.expected(next))
+        if route == .pipewire {
+            #expect(alignment.mismatch == nil && !alignment.endsEarly, "mismatch \(String(describing: alignment.mismatch)); \(alignment.gaps)")
+        } else {
+            #expect(alignment.matchedFrames >= 4800, "\(alignment.matchedFrames) frames exact; \(alignment.gaps)")
+        }
+    }
+
     // MARK: Three rates on one stream
 
     /// Sounds at 44.1, 48 and 96 kHz played at once by one player: one stream, at the graph's
