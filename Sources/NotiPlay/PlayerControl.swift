@@ -76,6 +76,14 @@ final class PlayerControl {
         let isCritical: Bool
         /// Paused before it had a voice (waiting for its device, or parked): it starts paused.
         var paused = false
+        /// What was asked: played again, once, if the stream it started on was dead already.
+        let request: PlayRequest
+        /// Started on a stream resumed from idle, which may have died unseen meanwhile (its sound
+        /// server restarted between sounds: ALSA, pipewire-alsa's plugin among its devices, says
+        /// so only at the next write), and the frames the stream had taken then. Should the
+        /// stream fail before it takes a frame more, the sound never started: it is asked for
+        /// again, and so gets a new stream.
+        var resumed: (engine: PlaybackEngine, framesWritten: Int)?
     }
 
     init(core: PlayerCore) { self.core = core }
@@ -112,6 +120,12 @@ final class PlayerControl {
             else { sounds[id]?.paused = paused }
         case .voiceEnded(let id, let outcome):
             guard let sound = sounds[id] else { return }
+            if case .failed(.device) = outcome, let resumed = sound.resumed, resumed.engine.framesWritten == resumed.framesWritten {
+                sounds[id] = nil  // not reported: it plays now, on the stream that replaces the dead one
+                play(id, sound.request)
+                startParked(sound.key)
+                return
+            }
             end(id, PlaybackResult(outcome))
             startParked(sound.key)
             markIdleIfUnused(sound.key)
@@ -159,7 +173,8 @@ final class PlayerControl {
         }
         let key = EngineKey(device: core.configuration.device)
         sounds[id] = Sound(key: key, warnings: warnings, file: path,
-                           shape: (Int(prepared.sound.sampleRate.rounded()), prepared.sound.channelCount), isCritical: prepared.isCritical)
+                           shape: (Int(prepared.sound.sampleRate.rounded()), prepared.sound.channelCount), isCritical: prepared.isCritical,
+                           request: request)
         switch devices[key] {
         case .open(let engine, _)? where engine.deviceFailure == nil:
             if parked[key] != nil { parked[key] = capped(parked[key]! + [prepared]) }  // behind the burst, in order
@@ -226,7 +241,13 @@ final class PlayerControl {
                 core.post(.voiceEnded(id, outcome))  // on the engine's worker: queued, nothing more
             }
             sounds[id]?.voice = voice
-            if case .open(_, .idle)? = devices[key] { devices[key] = .open(engine, .started(core.configuration.deviceDeadlines)) }
+            // The first sound after idle, and those that follow it before the stream takes a frame.
+            if case .open(_, .idle)? = devices[key] {
+                sounds[id]?.resumed = (engine, engine.framesWritten)
+                devices[key] = .open(engine, .started(core.configuration.deviceDeadlines))
+            } else if sounds.values.contains(where: { $0.resumed?.engine === engine && $0.resumed?.framesWritten == engine.framesWritten }) {
+                sounds[id]?.resumed = (engine, engine.framesWritten)
+            }
         } catch .everySlotFading {
             parked[key] = capped(parked[key, default: []] + [prepared])
         } catch {

@@ -141,6 +141,12 @@ public final class PipeWireServer: @unchecked Sendable {
     /// `tail` seconds longer. `latencyMilliseconds`: what parec asks for, which sets the graph's
     /// cycle (the shortest any client asks for).
     public func record(latencyMilliseconds: Int = 10, tail: TimeInterval = 0.3, during body: () throws -> Void) throws -> [Int16] {
+        try record(latencyMilliseconds: latencyMilliseconds, tail: tail, marking: { _ in try body() })
+    }
+
+    /// The same, and `body` may ask how many frames parec has written so far: a mark in the
+    /// recording for a moment of the test's (a little early: parec writes a fragment behind).
+    public func record(latencyMilliseconds: Int = 10, tail: TimeInterval = 0.3, marking body: (_ framesSoFar: () -> Int) throws -> Void) throws -> [Int16] {
         let output = folder.file("capture-\(UUID().uuidString).raw")
         let recorder = try ChildProcess("parec", [
             "--device=\(sinkName).monitor", "--format=s16le", "--rate=48000", "--channels=2",
@@ -158,7 +164,10 @@ public final class PipeWireServer: @unchecked Sendable {
             throw RigFailure("parec recorded nothing", recorder.stderr)
         }
         guard recorder.poll() == nil else { throw RigFailure("parec", recorder.stderr) }
-        try body()
+        try body {
+            var status = stat()
+            return stat(output, &status) == 0 ? Int(status.st_size) / 4 : 0
+        }
         usleep(useconds_t(tail * 1_000_000))
         recorder.signal(SIGINT)
         recorder.wait()

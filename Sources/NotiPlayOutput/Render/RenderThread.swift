@@ -102,6 +102,8 @@ enum RenderThread {
                 let cause = BrokenPipeSignal.isPending() ? -EPIPE : Int32(truncatingIfNeeded: result)
                 context.pointee.fatalError.store(cause, ordering: .releasing)
                 device.drop()
+                // The worker reports the voices failed now, not at its next 50 ms look.
+                RawSemaphore.post(wake)
                 return
             }
             // The latest write, not the loop's end: an engine kept open drains and sleeps
