@@ -233,8 +233,13 @@ public final class NotificationSoundPlayer: Sendable {
     public func resume(_ id: PlaybackID) { core.post(.pause(id, false)) }
 
     /// Silences non-critical sounds (true), lets them play (false), or follows the policy (nil).
-    /// Applies to the sounds requested from then on.
-    public func setQuiet(_ quiet: Bool?) { core.quiet = quiet }
+    /// A request is judged by the switch as it was at its call; turned on, it also ends the
+    /// non-critical sounds playing or waiting now (faded out within a fade's 10 ms), which
+    /// report `.silenced` with the reason. Critical sounds play on.
+    public func setQuiet(_ quiet: Bool?) {
+        core.quiet = quiet
+        core.post(.quietChanged)
+    }
 
     /// Stops every sound and closes the devices (on the player's thread; it waits for them at
     /// most 100 ms, so a hung device is left to close in the background). Completions not yet

@@ -76,6 +76,8 @@ final class PlayerControl {
         let isCritical: Bool
         /// Paused before it had a voice (waiting for its device, or parked): it starts paused.
         var paused = false
+        /// Faded out because quiet was turned on while it played: reported silenced, for this reason.
+        var silencedBecause: String?
         /// What was asked: played again, once, if the stream it started on was dead already.
         let request: PlayRequest
         /// Started on a stream resumed from idle, which may have died unseen meanwhile (its sound
@@ -115,6 +117,8 @@ final class PlayerControl {
         switch command {
         case .play(let id, let request): play(id, request)
         case .cancel(let id): cancel(id)
+        case .quietChanged:
+            silenceNonCritical()
         case .pause(let id, let paused):
             if let (engine, voice) = playing(id) { engine.setPaused(voice, paused) }
             else { sounds[id]?.paused = paused }
@@ -126,7 +130,7 @@ final class PlayerControl {
                 startParked(sound.key)
                 return
             }
-            end(id, PlaybackResult(outcome))
+            end(id, sound.silencedBecause.map { .silenced($0) } ?? PlaybackResult(outcome))
             startParked(sound.key)
             markIdleIfUnused(sound.key)
         case .deviceOpened(let key, let attempt, let result):
@@ -379,6 +383,20 @@ final class PlayerControl {
             engine.stop(voice)  // reported when the fade has ended
         } else if sound.voice == nil {
             end(id, .cancelled)  // still waiting for its device
+        }
+    }
+
+    /// Quiet turned on: the non-critical sounds playing fade out, and those still waiting for a
+    /// device end at once, each reported silenced with the reason.
+    private func silenceNonCritical() {
+        guard let reason = core.policy.quietReason(override: core.quiet) else { return }
+        for (id, sound) in sounds where !sound.isCritical {
+            if let (engine, voice) = playing(id) {
+                sounds[id]?.silencedBecause = reason
+                engine.stop(voice)  // reported when the fade has ended
+            } else if sound.voice == nil {
+                end(id, .silenced(reason))
+            }
         }
     }
 

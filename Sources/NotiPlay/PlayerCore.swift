@@ -27,6 +27,8 @@ enum PlayerCommand: Sendable {
     case play(PlaybackID, PlayRequest)
     case cancel(PlaybackID)
     case pause(PlaybackID, Bool)
+    /// The host's quiet switch changed: non-critical sounds playing or waiting now end if it is on.
+    case quietChanged
     case voiceEnded(PlaybackID, VoiceOutcome)
     case deviceOpened(EngineKey, attempt: Int, Result<PlaybackEngine, DeviceError>)
     /// A stalled stream's close returned: its threads are free.

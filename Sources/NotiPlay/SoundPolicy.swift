@@ -129,6 +129,13 @@ public struct SoundPolicy: Sendable, Equatable {
         return start < end ? (start..<end).contains(minute) : (minute >= start || minute < end)
     }
 
+    /// Why non-critical sounds are silent now, or nil when they play: `override` is a host's own
+    /// switch (``NotificationSoundPlayer/setQuiet(_:)``), nil to follow this policy.
+    public func quietReason(override: Bool?) -> String? {
+        guard override ?? isQuietNow() else { return nil }
+        return doNotDisturb || override == true ? "do not disturb is on" : "quiet hours"
+    }
+
     /// Whether non-critical sounds are silent now.
     public func isQuietNow() -> Bool {
         var now = time(nil)

@@ -38,9 +38,7 @@ public struct SoundResolver: Sendable {
             }
             volume = sound.criticalVolume
         } else {
-            if quietOverride ?? policy.isQuietNow() {
-                return ResolvedSound(action: .silent(policy.doNotDisturb || quietOverride == true ? "do not disturb is on" : "quiet hours"))
-            }
+            if let reason = policy.quietReason(override: quietOverride) { return ResolvedSound(action: .silent(reason)) }
             volume = policy.notificationVolume
         }
 

@@ -217,7 +217,14 @@ void noti_play_cancel(noti_play *context, uint64_t id);
 /* Pauses and resumes a sound in place. */
 void noti_play_pause(noti_play *context, uint64_t id);
 void noti_play_resume(noti_play *context, uint64_t id);
-/* quiet = 1 silences non-critical sounds, 0 lets them play, -1 follows the user's quiet hours. */
+/*
+ * quiet = 1 silences non-critical sounds, 0 lets them play, -1 follows the user's quiet hours
+ * and do-not-disturb. A request is judged by the state it meets; turned on, it also ends the
+ * non-critical sounds playing or waiting now (a 10 ms fade; they report NOTI_PLAY_SILENCED,
+ * "do not disturb is on"), while critical sounds play on. A host that holds notifications back
+ * while paused (shown later, or never) asks for each one's sound when it shows it, as the user
+ * would hear it then; a critical notification it shows at once plays at once.
+ */
 void noti_play_set_quiet(noti_play *context, int quiet);
 
 void noti_play_free_string(char *string);

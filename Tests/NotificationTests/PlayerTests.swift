@@ -258,6 +258,29 @@ import Testing
         player.close()
     }
 
+    /// Quiet turned on while sounds play (a daemon's do-not-disturb, `dunstctl set-paused true`
+    /// while a call rings): the non-critical sounds playing end, faded, reported silenced with the
+    /// reason; a critical one plays on. Before, the call rang on, as if quiet applied only to
+    /// sounds asked for later.
+    @Test func quietTurnedOnEndsTheNonCriticalSoundsPlayingNotTheCriticalOnes() throws {
+        _ = try tone("call.caf", seconds: 0.2)
+        let reports = Reports()
+        let player = player(capture: folder.file("quiet-on.raw"))
+        var alarm = NotificationSound.criticalSoundNamed("call.caf", withAudioVolume: 0.5)
+        alarm.isRingtone = true
+        let critical = try player.play(alarm) { reports.add($0) }
+        usleep(100_000)  // a critical sound fades those playing as it starts: the call comes after
+        let call = try player.play(.ringtoneSoundNamed("call.caf")) { reports.add($0) }
+        usleep(200_000)
+        player.setQuiet(true)
+        let first = reports.wait(1)
+        #expect(first.map(\.id) == [call] && first.map(\.result) == [.silenced("do not disturb is on")], "\(first)")
+        player.cancel(critical)
+        let both = reports.wait(1)
+        #expect(both.map(\.id) == [call, critical] && both.last?.result == .cancelled, "\(both)")
+        player.close()
+    }
+
     /// What can be checked without I/O is refused at once; a sound that is not there is the
     /// lookup's business, on the player's thread, and arrives as a report.
     @Test func refusedNamesAndBadVolumesThrowAMissingFileIsReported() async throws {
