@@ -47,7 +47,7 @@ public final class ListenRig {
         try config.write(toFile: folder.file("bus.conf"), atomically: true, encoding: .utf8)
         unlink(folder.file("bus"))
         bus = try spawn("dbus-daemon", ["--config-file=" + folder.file("bus.conf"), "--nofork", "--nopidfile"])
-        try waitUntil("the bus's socket", timeout: 10) { FileManager.default.fileExists(atPath: self.folder.file("bus")) }
+        try waitUntil("the bus to take connections", timeout: 10) { unixSocketAccepts(self.folder.file("bus")) }
     }
 
     public func stopBus() {
@@ -219,6 +219,22 @@ public func waitUntil(_ what: String, timeout: Double, _ condition: () throws ->
     while try !condition() {
         guard Date() < deadline else { throw RigFailure("waiting for \(what)", "not within \(timeout) s") }
         usleep(10_000)
+    }
+}
+
+/// Whether a connection to the Unix socket at `path` is taken. A server's socket file exists from
+/// its bind(2), before its listen(2): on a busy machine a client that came in between was refused.
+public func unixSocketAccepts(_ path: String) -> Bool {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 }
     }
 }
 

@@ -50,7 +50,7 @@ public final class PipeWireServer: @unchecked Sendable {
             .replacingOccurrences(of: "@SOCKET@", with: folder.file("bus"))
         try busConfig.write(toFile: folder.file("bus.conf"), atomically: true, encoding: .utf8)
         bus = try ChildProcess("dbus-daemon", ["--config-file=" + folder.file("bus.conf"), "--nofork", "--nopidfile"], in: folder)
-        try waitUntil("the session bus's socket", timeout: 10) { FileManager.default.fileExists(atPath: self.folder.file("bus")) }
+        try waitUntil("the session bus to take connections", timeout: 10) { unixSocketAccepts(self.folder.file("bus")) }
         try start()
     }
 
