@@ -67,12 +67,22 @@ public func decodeEverything(_ bytes: [UInt8]) -> Int {
 /// The same file followed by zeros (`truncate -s`): the zeros are no chunks, so the sound it
 /// describes is the same, or longer where its data runs to the end of the file. (It may fail
 /// to parse where the file was cut inside a chunk header that the zeros complete.)
+/// One exception: which three bytes of a 32-bit word hold a 24-bit sample is read from the
+/// samples (Word24), and a file cut inside a word has that word completed by the zeros: new
+/// evidence where the file's own samples said nothing (silence, or words that fit both).
 func checkZeroPadding(_ bytes: [UInt8], _ d: StreamDescription) {
     guard let padded = try? SoundDecoder(bytes: bytes + [UInt8](repeating: 0, count: 64 * 1024)) else { return }
     let p = padded.description
-    precondition(p.container == d.container && p.encoding == d.encoding && p.channelCount == d.channelCount && p.sampleRate == d.sampleRate,
-                 "zeros after the file changed its format")
+    precondition(p.container == d.container && layoutAside(p.encoding) == layoutAside(d.encoding) && p.channelCount == d.channelCount
+                 && p.sampleRate == d.sampleRate, "zeros after the file changed its format")
     precondition(p.frameCount >= d.frameCount, "zeros after the file shortened the sound: \(p.frameCount) of \(d.frameCount) frames")
+}
+
+/// `encoding` with a 24-in-32 layout left undecided.
+func layoutAside(_ encoding: Encoding) -> Encoding {
+    guard case .linearPCM(var pcm) = encoding, pcm.alignment24 != nil else { return encoding }
+    pcm.alignment24 = .high
+    return .linearPCM(pcm)
 }
 
 /// Float PCM with NaN, +Inf and -Inf written over every seventh sound sample: those decode as
