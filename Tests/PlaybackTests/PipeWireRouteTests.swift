@@ -66,6 +66,35 @@ extension PipeWireTests {
         #expect(notiPlay.cpuSeconds < 1, "noti-play used \(notiPlay.cpuSeconds) s of CPU")
     }
 
+    /// Where only PipeWire's PulseAudio service is in reach (no PipeWire socket: a sandbox that
+    /// shares the pulse socket alone) and ALSA's default is its pulse plugin, the direct
+    /// PulseAudio route is refused (that service cannot take a queue back) and ALSA plays with
+    /// a buffer of its own, short, not the direct route's 500 ms queue, which a stop had to wait
+    /// for (390 ms). The stream plays, and SIGINT ends it with the usual status.
+    @Test func onPipeWiresPulseServiceALSAKeepsItsOwnShortBuffer() throws {
+        let server = try PipeWireServer()
+        let configuration = folder.file("pulse-plugin.conf")
+        try "pcm.!default { type pulse }\nctl.!default { type pulse }\n".write(toFile: configuration, atomically: true, encoding: .utf8)
+        var environment = server.environment
+        environment["ALSA_CONFIG_PATH"] = configuration
+        environment["PIPEWIRE_RUNTIME_DIR"] = folder.file("no-pipewire-here")
+        environment["XDG_RUNTIME_DIR"] = folder.file("no-pipewire-here")
+        let path = try tone("pulse-service.wav", seconds: 10)
+        let notiPlay = try ChildProcess(TestTools.notiPlay, [path, "--verbose"], environment: environment, in: folder)
+        // (A dump taken while a node is being made may be cut: that one is asked again.)
+        try waitUntil("the stream on the server", timeout: 10) {
+            (try? server.nodeProperties(where: "media.class", is: "Stream/Output/Audio"))?.isEmpty == false || notiPlay.poll() != nil
+        }
+        usleep(300_000)
+        notiPlay.signal(SIGINT)
+        let status = notiPlay.wait()
+        #expect(status == 130 || status == 0, "\(notiPlay.stderr)")
+        #expect(notiPlay.stderr.contains("route:       ALSA 'default' through the pulse plugin"), "\(notiPlay.stderr)")
+        let buffer = notiPlay.stderr.split(separator: "\n").first { $0.contains("period:") }?
+            .split(separator: "(").last?.split(separator: " ").first.flatMap { Double($0) }
+        #expect(buffer.map { $0 <= 100 } == true, "buffer \(String(describing: buffer)) ms: \(notiPlay.stderr)")
+    }
+
     /// Through pipewire-alsa the stream still says it is a notification: the plugin reads its
     /// role from the PCM's definition, where noti-play puts it.
     @Test func throughPipeWireALSATheStreamIsANotification() throws {
