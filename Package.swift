@@ -40,7 +40,7 @@ let package = Package(
         // unsafe flag would make every product above it unusable as a remote dependency.
         .target(name: "CPipeWireOutput", exclude: ["system"], cSettings: [.headerSearchPath("system")],
                 linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "NotiPlayOutput", dependencies: ["NotiPlayDecoder", "CALSA", "CALSASupport", "CPulseOutput", "CPipeWireOutput"]),
+        .target(name: "NotiPlayOutput", dependencies: ["NotiPlayDecoder", "CALSA", "CALSASupport", "CPulseOutput", "CPipeWireOutput", "CSystemSupport"]),
         .systemLibrary(
             name: "CSndFile",
             pkgConfig: "sndfile",

@@ -1,4 +1,5 @@
 import CALSA
+import CSystemSupport
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -461,6 +462,8 @@ public final class PlaybackEngine: @unchecked Sendable {
             nonisolated(unsafe) let unsafeStarted = voiceStarted
             nonisolated(unsafe) let unsafeDevice = device
             guard let thread = JoinableThread({
+                // Named, so that `top -H` tells a busy render thread from its starter's.
+                noti_name_this_thread("noti-play-mix")
                 RenderThread.run(unsafeContext, device: unsafeDevice, wake: unsafeWake, voiceStarted: unsafeStarted)
             }) else { throw .cannotStartThread }
             state.renderThread = thread
@@ -470,7 +473,10 @@ public final class PlaybackEngine: @unchecked Sendable {
     private func startWorkerThread(_ state: inout EngineState) throws(PlaybackError) {
         guard !state.closed else { return }
         if state.workerThread == nil {
-            guard let thread = JoinableThread({ [unowned self] in self.decodeLoop() }) else { throw .cannotStartThread }
+            guard let thread = JoinableThread({ [unowned self] in
+                noti_name_this_thread("noti-play-dec")
+                self.decodeLoop()
+            }) else { throw .cannotStartThread }
             state.workerThread = thread
         }
     }

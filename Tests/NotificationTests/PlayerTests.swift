@@ -745,7 +745,7 @@ import Testing
 
     // MARK: Helpers
 
-    /// This process's threads named by the player ("noti-play-ctl", "noti-play-cb"), by id.
+    /// This process's threads named by the player ("noti-play-ctl", "noti-play-cb", "noti-play-mix", "noti-play-dec"), by id.
     static func playerThreads() -> Set<String> {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
         return Set(tasks.filter { task in
