@@ -14,6 +14,12 @@
 ///
 /// A named or theme sound that is not found gives way to the default sound, with a warning, as
 /// iOS plays the default for a sound name it cannot find.
+///
+/// Before any of that, when it is asked for, the player's ``SoundLimits`` and the request's
+/// ``isUpdate`` and ``hintsOnly`` decide whether it plays at all (else it is `silenced`, with
+/// the reason): an update without a sound of its own, a notification without sound hints when
+/// only hinted sounds play, a second sound of one app within `interval`, more than `burstLimit`
+/// sounds in it. Critical sounds pass the rate limit.
 public struct NotificationRequest: Sendable, Hashable {
     public enum Urgency: UInt8, Sendable, Hashable {
         case low = 0, normal = 1, critical = 2
@@ -32,10 +38,21 @@ public struct NotificationRequest: Sendable, Hashable {
     public var volume: Float
     /// Loop until cancelled (a call), whatever the category says.
     public var isRingtone: Bool
+    /// The notification replaces one still shown (`Notify`'s `replaces_id`: a progress bar, a
+    /// volume OSD, a track change): silent unless it names its own sound (`sound-file`,
+    /// `sound-name`), is critical or a ringtone, so that an update does not beep.
+    public var isUpdate: Bool
+    /// Play only what the hints ask for: a notification whose hints name no sound (no
+    /// `sound-file`, `sound-name` or category with a sound, not a ringtone) is silenced instead
+    /// of playing the default sound. For a daemon that sounds only notifications that ask to.
+    public var hintsOnly: Bool
 
     public init(appName: String? = nil, desktopEntry: String? = nil, soundFile: SoundPath? = nil,
                 soundName: String? = nil, category: String? = nil, suppressSound: Bool = false,
-                urgency: Urgency = .normal, volume: Float = 1, isRingtone: Bool = false) {
+                urgency: Urgency = .normal, volume: Float = 1, isRingtone: Bool = false,
+                isUpdate: Bool = false, hintsOnly: Bool = false) {
+        self.isUpdate = isUpdate
+        self.hintsOnly = hintsOnly
         self.appName = appName
         self.desktopEntry = desktopEntry
         self.soundFile = soundFile

@@ -36,6 +36,9 @@ public final class NotificationSoundPlayer: Sendable {
         public var idleTimeout: Double
         /// The user's settings; by default read from the configuration file.
         public var policy: SoundPolicy?
+        /// The rate of notifications' sounds and how long a ringtone rings (``SoundLimits``):
+        /// by default `noti-play listen`'s, one sound per app a second, three of all apps, 30 s.
+        public var limits: SoundLimits
         /// Bytes of sound kept for replay, decoded and converted; 0 streams every sound from its file.
         public var cacheLimit: Int
         /// How the device streams are set up.
@@ -67,7 +70,8 @@ public final class NotificationSoundPlayer: Sendable {
         public init(appFolders: [String] = [], appID: String? = nil, device: String = "default",
                     idleTimeout: Double = 5, policy: SoundPolicy? = nil, cacheLimit: Int = 32 << 20,
                     output: Output = Output(), backend: AudioBackend? = nil,
-                    streamProperties: StreamProperties = StreamProperties()) {
+                    streamProperties: StreamProperties = StreamProperties(), limits: SoundLimits = SoundLimits()) {
+            self.limits = limits
             self.backend = backend
             self.streamProperties = streamProperties
             self.appFolders = appFolders
@@ -200,6 +204,12 @@ public final class NotificationSoundPlayer: Sendable {
     }
 
     /// Plays what a notification asks for (see ``NotificationRequest`` for the mapping).
+    /// Whether it plays at all is decided at this call, in the order and at the time the
+    /// notifications were asked for: an update without a sound of its own
+    /// (``NotificationRequest/isUpdate``), a notification without sound hints when only hinted
+    /// sounds play (``NotificationRequest/hintsOnly``), and past ``Configuration/limits``'s rate
+    /// it reports `.silenced` with the reason. A ringtone ends after `limits.ringCap` unless
+    /// cancelled before.
     /// - Parameters:
     ///   - request: the notification's app name and hints.
     ///   - completion: as for ``play(_:suppressSound:gain:completion:)``.
@@ -207,8 +217,16 @@ public final class NotificationSoundPlayer: Sendable {
     public func play(
         _ request: NotificationRequest, completion: @escaping @Sendable (PlaybackReport) -> Void = { _ in }
     ) throws(NotificationSoundError) -> PlaybackID {
+        try deciding(request, completion: completion).id
+    }
+
+    /// ``play(_:completion:)`` that also says, at once, whether the request rules silenced it
+    /// (the completion hears it too): for `listen`'s log, which says what plays as it happens.
+    package func deciding(
+        _ request: NotificationRequest, completion: @escaping @Sendable (PlaybackReport) -> Void
+    ) throws(NotificationSoundError) -> (id: PlaybackID, silenced: String?) {
         try Self.validate(request.sound, gain: request.volume, names: false)
-        return try submit(.notification(request), .callback(completion))
+        return try core.submit(.notification(request), .callback(completion))
     }
 
     /// Plays a sound and returns its report when it has ended. Cancelling the awaiting Task
@@ -275,7 +293,7 @@ public final class NotificationSoundPlayer: Sendable {
     }
 
     private func submit(_ request: PlayRequest, _ completion: Completion) throws(NotificationSoundError) -> PlaybackID {
-        try core.submit(request, completion)
+        try core.submit(request, completion).id
     }
 
     private func awaitReport(_ request: PlayRequest) async throws(NotificationSoundError) -> PlaybackReport {
@@ -286,7 +304,7 @@ public final class NotificationSoundPlayer: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<PlaybackReport?, Never>) in
                 let submitted: PlaybackID
                 do throws(NotificationSoundError) {
-                    submitted = try core.submit(request, .continuation(continuation))
+                    submitted = try core.submit(request, .continuation(continuation)).id
                 } catch {
                     refusal.withLock { $0 = error }
                     continuation.resume(returning: nil)

@@ -80,6 +80,11 @@ final class PlayerControl {
         var silencedBecause: String?
         /// What was asked: played again, once, if the stream it started on was dead already.
         let request: PlayRequest
+        let askedAt: UInt64
+        /// A ringtone's end by the ring cap (monotonic nanoseconds), unless cancelled before.
+        let ringEnds: UInt64?
+        /// It rang its cap: its fade ends it `finished`, not `cancelled`.
+        var rangItsCap = false
         /// Started on a stream resumed from idle, which may have died unseen meanwhile (its sound
         /// server restarted between sounds: ALSA, pipewire-alsa's plugin among its devices, says
         /// so only at the next write), and the frames the stream had taken then. Should the
@@ -115,7 +120,7 @@ final class PlayerControl {
 
     private func handle(_ command: PlayerCommand) {
         switch command {
-        case .play(let id, let request): play(id, request)
+        case .play(let id, let request, let askedAt): play(id, request, askedAt: askedAt)
         case .cancel(let id): cancel(id)
         case .quietChanged:
             silenceNonCritical()
@@ -126,11 +131,15 @@ final class PlayerControl {
             guard let sound = sounds[id] else { return }
             if case .failed(.device) = outcome, let resumed = sound.resumed, resumed.engine.framesWritten == resumed.framesWritten {
                 sounds[id] = nil  // not reported: it plays now, on the stream that replaces the dead one
-                play(id, sound.request)
+                play(id, sound.request, askedAt: sound.askedAt)
                 startParked(sound.key)
                 return
             }
-            end(id, sound.silencedBecause.map { .silenced($0) } ?? PlaybackResult(outcome))
+            // Faded out on purpose: for quiet turned on, or at the ring cap (a ringtone ends no other way).
+            let result: PlaybackResult = if let reason = sound.silencedBecause { .silenced(reason) }
+                else if sound.rangItsCap && outcome == .stopped(.cancelled) { .finished }
+                else { PlaybackResult(outcome) }
+            end(id, result)
             startParked(sound.key)
             markIdleIfUnused(sound.key)
         case .deviceOpened(let key, let attempt, let result):
@@ -155,9 +164,9 @@ final class PlayerControl {
 
     // MARK: Playing
 
-    private func play(_ id: PlaybackID, _ request: PlayRequest) {
+    private func play(_ id: PlaybackID, _ request: PlayRequest, askedAt: UInt64) {
         var warnings: [String] = []
-        let prepared: Prepared, path: String
+        let prepared: Prepared, path: String, isRingtone: Bool
         do throws(NotificationSoundError) {
             let resolved = try resolve(request, warnings: &warnings)
             guard case let .play(file, volume, loops, isCritical) = resolved else {
@@ -165,6 +174,7 @@ final class PlayerControl {
                 return
             }
             path = file.path
+            isRingtone = loops
             if !isCritical && isPreemptedOnArrival(id) {
                 core.finish(id, .preempted, warnings: warnings, file: path)
                 return
@@ -176,9 +186,10 @@ final class PlayerControl {
             return
         }
         let key = EngineKey(device: core.configuration.device)
+        let ringCap = isRingtone ? core.configuration.limits.ringCapNanoseconds : nil
         sounds[id] = Sound(key: key, warnings: warnings, file: path,
                            shape: (Int(prepared.sound.sampleRate.rounded()), prepared.sound.channelCount), isCritical: prepared.isCritical,
-                           request: request)
+                           request: request, askedAt: askedAt, ringEnds: ringCap.map { askedAt + $0 })
         switch devices[key] {
         case .open(let engine, _)? where engine.deviceFailure == nil:
             if parked[key] != nil { parked[key] = capped(parked[key]! + [prepared]) }  // behind the burst, in order
@@ -424,17 +435,19 @@ final class PlayerControl {
     /// close. nil: nothing is due, and the thread sleeps until a command comes.
     private var nextDeadline: UInt64? {
         let idleTimeout = UInt64(core.configuration.idleTimeout * 1e9)
-        return devices.values.compactMap { device -> UInt64? in
+        let ringEnd = sounds.values.lazy.filter { !$0.rangItsCap }.compactMap(\.ringEnds).min()
+        return ([ringEnd] + devices.values.map { device -> UInt64? in
             switch device {
             case .opening(_, let deadline, _): deadline
             case .open(_, .idle(let since)): since + idleTimeout
             case .open(_, .playing): monotonicNanoseconds() + UInt64(Self.progressLook * 1e9)  // the stall watch
             case .closing: nil  // its thread posts when it has closed
             }
-        }.min()
+        }).compactMap { $0 }.min()
     }
 
     private func handleDeadlines(now: UInt64) {
+        endRingtonesPastTheirCap(now: now)
         let idleTimeout = UInt64(core.configuration.idleTimeout * 1e9)
         for (key, device) in devices {
             switch device {
@@ -450,6 +463,20 @@ final class PlayerControl {
                 watchProgress(of: engine, key, watch, now: now)
             default:
                 break
+            }
+        }
+    }
+
+    /// A ringtone nobody cancelled stops once it has rung `SoundLimits.ringCap` (a call that was
+    /// never answered nor closed must not ring for ever): it fades out and reports `finished`.
+    private func endRingtonesPastTheirCap(now: UInt64) {
+        for (id, sound) in sounds where !sound.rangItsCap {
+            guard let ends = sound.ringEnds, ends <= now else { continue }
+            sounds[id]?.rangItsCap = true
+            if let (engine, voice) = playing(id) {
+                engine.stop(voice)  // reported when the fade has ended
+            } else if sound.voice == nil {
+                end(id, .finished)  // still waiting for its device
             }
         }
     }

@@ -24,7 +24,8 @@ enum Completion: Sendable {
 
 /// Work for the control thread, in the order it arrived.
 enum PlayerCommand: Sendable {
-    case play(PlaybackID, PlayRequest)
+    /// `askedAt`: when `play` was called (monotonic nanoseconds): a ringtone's cap counts from it.
+    case play(PlaybackID, PlayRequest, askedAt: UInt64)
     case cancel(PlaybackID)
     case pause(PlaybackID, Bool)
     /// The host's quiet switch changed: non-critical sounds playing or waiting now end if it is on.
@@ -78,19 +79,25 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
     private var devicesClosed = false
     private var quietOverride: Bool?
     private var nextID = 0
+    /// Decided under the lock at each call, so that the rate is judged in the order, and at the
+    /// time, the notifications were asked for (a few comparisons: no call waits for them).
+    private var rules: RequestRules
 
     init(configuration: NotificationSoundPlayer.Configuration, policy: SoundPolicy) {
         self.configuration = configuration
         self.policy = policy
         cache = SoundCache(limit: configuration.cacheLimit)
+        rules = RequestRules(limits: configuration.limits)
         callbacks = CallbackQueue()
         closed = callbacks == nil
     }
 
     /// A new id, and the request queued for the control thread; `.closed` once closed, `.busy`
     /// when `queueLimit` requests of its kind are waiting already (then nothing is queued).
-    func submit(_ request: PlayRequest, _ completion: Completion) throws(NotificationSoundError) -> PlaybackID {
-        try condition.withLock { () throws(NotificationSoundError) -> PlaybackID in
+    /// A notification the request rules silence is not queued: it is answered `silenced` at
+    /// once, and the reason returned.
+    func submit(_ request: PlayRequest, _ completion: Completion) throws(NotificationSoundError) -> (id: PlaybackID, silenced: String?) {
+        let submitted = try condition.withLock { () throws(NotificationSoundError) -> (id: PlaybackID, silenced: String?) in
             guard !closed else { throw .closed }
             let critical = request.isCritical
             let waiting = critical ? criticalPlays.count : queuedPlays
@@ -98,15 +105,22 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
             nextID += 1
             let id = PlaybackID(rawValue: nextID)
             completions[id] = completion
+            let askedAt = monotonicNanoseconds()
+            if case .notification(let notification) = request,
+               let reason = rules.silenceReason(for: notification, at: Double(askedAt) / 1e9) {
+                return (id, reason)
+            }
             if critical {
-                criticalPlays.append(.play(id, request))
+                criticalPlays.append(.play(id, request, askedAt: askedAt))
             } else {
-                commands.append(.play(id, request))
+                commands.append(.play(id, request, askedAt: askedAt))
                 queuedPlays += 1
             }
             condition.broadcast()
-            return id
+            return (id, nil)
         }
+        if let reason = submitted.silenced { finish(submitted.id, .silenced(reason)) }
+        return submitted
     }
 
     /// Queues a command; false once closed (then it is dropped).

@@ -13,12 +13,23 @@ public typealias NotiPlayCallback = @convention(c) (UInt64, Int32, UnsafePointer
 private let flagCritical: UInt32 = 1 << 0
 private let flagRingtone: UInt32 = 1 << 1
 private let flagSuppress: UInt32 = 1 << 2
-private let knownFlags = flagCritical | flagRingtone | flagSuppress
+private let flagRequestUpdate: UInt32 = 1 << 3
+private let flagRequestHintsOnly: UInt32 = 1 << 4
+/// What a notification's request may say of itself: noti_play_notify's alone.
+private let requestFlags = flagRequestUpdate | flagRequestHintsOnly
+private let knownFlags = flagCritical | flagRingtone | flagSuppress | requestFlags
 
 /// A one-line refusal for flag bits noti-play.h does not define (a caller's mistake, or a
-/// newer header's flag this library cannot honour), or nil.
-private func unknownFlags(_ flags: UInt32) -> String? {
-    flags & ~knownFlags == 0 ? nil : "unknown flags 0x\(String(flags & ~knownFlags, radix: 16)) (noti-play.h defines NOTI_PLAY_CRITICAL, _RINGTONE and _SUPPRESS)"
+/// newer header's flag this library cannot honour), or for request flags given to a call that
+/// names its sound itself; or nil.
+private func unknownFlags(_ flags: UInt32, notification: Bool) -> String? {
+    if flags & ~knownFlags != 0 {
+        return "unknown flags 0x\(String(flags & ~knownFlags, radix: 16)) (noti-play.h defines NOTI_PLAY_CRITICAL, _RINGTONE, _SUPPRESS, _REQUEST_UPDATE and _REQUEST_HINTS_ONLY)"
+    }
+    if !notification && flags & requestFlags != 0 {
+        return "NOTI_PLAY_REQUEST_UPDATE and NOTI_PLAY_REQUEST_HINTS_ONLY are for noti_play_notify: this call names its sound itself"
+    }
+    return nil
 }
 
 private func player(_ context: OpaquePointer?) -> NotificationSoundPlayer? {
@@ -133,7 +144,7 @@ private func play(
     _ context: OpaquePointer?, _ sound: NotificationSound, _ volume: Float, _ flags: UInt32,
     _ callback: NotiPlayCallback?, _ userData: UnsafeMutableRawPointer?, _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
 ) -> UInt64 {
-    if let unknown = unknownFlags(flags) { error?.pointee = strdup(unknown); return 0 }
+    if let unknown = unknownFlags(flags, notification: false) { error?.pointee = strdup(unknown); return 0 }
     var sound = sound
     sound.isCritical = flags & flagCritical != 0
     sound.isRingtone = flags & flagRingtone != 0
@@ -175,10 +186,12 @@ public func noti_play_notify(
     hints.urgency = NotificationRequest.Urgency(rawValue: UInt8(clamping: read.urgency)) ?? .normal
     hints.volume = read.volume
     let flags = UInt32(read.flags)
-    if let unknown = unknownFlags(flags) { error?.pointee = strdup(unknown); return 0 }
+    if let unknown = unknownFlags(flags, notification: true) { error?.pointee = strdup(unknown); return 0 }
     if flags & flagCritical != 0 { hints.urgency = .critical }
     hints.isRingtone = flags & flagRingtone != 0
     if flags & flagSuppress != 0 { hints.suppressSound = true }
+    hints.isUpdate = flags & flagRequestUpdate != 0
+    hints.hintsOnly = flags & flagRequestHintsOnly != 0
     let target = CallbackTarget(callback: callback, userData: userData)
     return play(context, error) { (player) throws(NotificationSoundError) in
         try player.play(hints, completion: target.report)

@@ -86,11 +86,23 @@ typedef enum {
     NOTI_PLAY_REPLACED = 5   /* faded out to make room: every voice was taken (the oldest gives way) */
 } noti_play_result;
 
-/* Flags for the play calls. */
+/*
+ * Flags for the play calls. The REQUEST_ flags say what a notification is, for
+ * noti_play_notify only (the other calls name their sound and refuse them).
+ */
 enum {
-    NOTI_PLAY_CRITICAL = 1u << 0, /* plays at exactly `volume`, through quiet hours; fades others */
-    NOTI_PLAY_RINGTONE = 1u << 1, /* loops until noti_play_cancel */
-    NOTI_PLAY_SUPPRESS = 1u << 2  /* the notification's suppress-sound hint: play nothing */
+    NOTI_PLAY_CRITICAL = 1u << 0,          /* plays at exactly `volume`, through quiet hours; fades others */
+    NOTI_PLAY_RINGTONE = 1u << 1,          /* loops until noti_play_cancel, or the ring cap (30 s) */
+    NOTI_PLAY_SUPPRESS = 1u << 2,          /* the notification's suppress-sound hint: play nothing */
+    NOTI_PLAY_REQUEST_UPDATE = 1u << 3,    /* it replaces a notification still shown (Notify's
+                                              replaces_id: a progress bar, a volume OSD): SILENCED
+                                              unless it names its own sound (sound_file,
+                                              sound_name), is critical or a ringtone, so updates
+                                              do not beep */
+    NOTI_PLAY_REQUEST_HINTS_ONLY = 1u << 4 /* play only what the hints ask for: a notification
+                                              whose hints name no sound (no sound_file, sound_name
+                                              or category with a sound; not a ringtone) is
+                                              SILENCED, not given the default sound */
 };
 
 /*
@@ -173,6 +185,15 @@ void noti_play_free(noti_play *context);
  *                                    ringtone), ... (the table is in the README)
  *   otherwise                     -> the default sound
  * A sound that is not found gives way to the default sound, with a warning in `detail`.
+ * Whether it plays at all is decided at the call, in the order and at the time notifications
+ * were asked for; those that do not play report SILENCED with the reason in `detail`:
+ *   - NOTI_PLAY_REQUEST_UPDATE and NOTI_PLAY_REQUEST_HINTS_ONLY (see the flags);
+ *   - the rate: one sound per app (desktop_entry, else app_name) a second, at most 3 sounds of
+ *     all apps in that second, so that a burst of notifications is not a burst of sounds; a
+ *     critical notification always passes (the voice limit bounds them).
+ * A ringtone (NOTI_PLAY_RINGTONE, a call category) not cancelled within 30 s of its call stops
+ * then, FINISHED with a warning: a call nobody answered or closed must not ring for ever. The
+ * sounds of the other play calls are never rate limited; their ringtones are capped too.
  * urgency 2 (critical) makes it a critical sound: through quiet hours and do-not-disturb, at
  * exactly `volume`, fading the other sounds out. desktop_entry (else app_name) names the app whose
  * sound folders are searched: $XDG_DATA_HOME/noti-play/apps/ID/sounds, then each $XDG_DATA_DIRS.
@@ -187,7 +208,7 @@ typedef struct {
     int suppress_sound;        /* the suppress-sound hint (non-zero: true) */
     int urgency;               /* the urgency hint: 0 low, 1 normal (also when absent or out of range), 2 critical */
     float volume;              /* 0.0 to 1.0: a critical sound's exact volume, else a gain */
-    unsigned flags;            /* NOTI_PLAY_CRITICAL, NOTI_PLAY_RINGTONE */
+    unsigned flags;            /* NOTI_PLAY_CRITICAL, _RINGTONE, _SUPPRESS, _REQUEST_UPDATE, _REQUEST_HINTS_ONLY */
 } noti_play_request;
 
 #define NOTI_PLAY_REQUEST_INIT { sizeof(noti_play_request), NULL, NULL, NULL, NULL, NULL, 0, 1, 1.0f, 0u }

@@ -58,8 +58,8 @@ struct ListenCommand: ParsableCommand {
         let signals = SignalWatcher.blockTerminationSignals()
         var configuration = NotificationListener.Configuration()
         configuration.always = always
-        configuration.interval = interval
-        configuration.burstLimit = burstLimit
+        configuration.limits.interval = interval
+        configuration.limits.burstLimit = burstLimit
         configuration.device = device
         configuration.address = address
         configuration.verbose = verbose

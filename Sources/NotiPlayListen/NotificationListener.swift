@@ -16,17 +16,16 @@ import Glibc
 /// let signal = try listener.run(signals: signals)   // until SIGTERM or SIGINT
 /// ```
 ///
-/// One thread does everything but the sound: it waits in `poll` on the bus, the signals, the
-/// next ringtone deadline and the log's next summary, so an idle listener never wakes. The sound is the player's, on its
+/// One thread does everything but the sound: it waits in `poll` on the bus, the signals and the
+/// log's next summary, so an idle listener never wakes. The sound is the player's, on its
 /// own threads; a notification starts it without waiting for anything.
 public final class NotificationListener {
     public struct Configuration: Sendable {
         /// Play even when the notification server lists the `sound` capability.
         public var always = false
-        /// Seconds: one sound per app in that time (critical sounds always play).
-        public var interval: Double = 1
-        /// At most this many sounds of all apps together in `interval`.
-        public var burstLimit = 3
+        /// The rate of sounds (one per app per `interval`, `burstLimit` of all apps; critical
+        /// sounds always play) and the ringtones' cap: the player's rules, as for any daemon.
+        public var limits = SoundLimits()
         /// The ALSA device.
         public var device = "default"
         /// The bus to monitor; nil: the session bus (`DBUS_SESSION_BUS_ADDRESS`).
@@ -57,14 +56,14 @@ public final class NotificationListener {
     public init(configuration: Configuration, log: @escaping @Sendable (String) -> Void) {
         self.configuration = configuration
         self.log = ListenLog(log)
-        rules = ListenRules(settings: .init(always: configuration.always, interval: configuration.interval, burstLimit: configuration.burstLimit))
+        rules = ListenRules(settings: .init(always: configuration.always))
         player = Self.makePlayer(configuration, log: self.log)
     }
 
     deinit { player.close() }
 
     private static func makePlayer(_ configuration: Configuration, log: ListenLog) -> NotificationSoundPlayer {
-        let player = NotificationSoundPlayer(configuration: .init(device: configuration.device))
+        let player = NotificationSoundPlayer(configuration: .init(device: configuration.device, limits: configuration.limits))
         for warning in player.configurationWarnings { log(.session, warning) }
         return player
     }
@@ -113,7 +112,6 @@ public final class NotificationListener {
             }
             let now = Self.now()
             serveBus(at: now)
-            stop(ringtones.expired(at: now))
             if let due = reconnectAt, due <= now { reconnect(cancel: signalDescriptor) }
             log.logDueSummaries()
         }
@@ -203,30 +201,37 @@ public final class NotificationListener {
     }
 
     private func handle(_ notify: NotifyCall, at now: Double) {
-        let request = notify.request
+        var request = notify.request
         let app = [request.desktopEntry, request.appName].lazy.compactMap { $0 }.first { !$0.isEmpty } ?? notify.call.sender
         let label = PrintableText.escaped(app)
-        if let replaced = notify.replaces, ringtones.isRinging(replaced) {
+        if let replaced = notify.replaces, ringtones.isRinging(replaced, at: now) {
             // An update of a call's notification: it keeps ringing, once.
             if request.sound.isRingtone { return }
             stop(ringtones.stop(id: replaced))
         }
-        switch rules.decide(request, app: app, isUpdate: notify.replaces.map(open.contains) ?? false, at: now) {
+        // A replaces_id of a closed notification is a new notification, not an update.
+        request.isUpdate = notify.replaces.map(open.contains) ?? false
+        switch rules.decide(request) {
         case .skip(let why):
             if configuration.verbose { log.verbose("\(label): no sound: \(why)") }
         case .play:
             let verbose = configuration.verbose, log = self.log
-            if verbose { log.verbose("\(label): plays \(request.sound)") }
             do {
-                let playback = try player.play(request) { report in
+                // The player decides the update and rate rules at this call; what it silences
+                // is told by the completion, like any other sound that does not play.
+                let (playback, silenced) = try player.deciding(request) { report in
                     for warning in report.warnings { log(.sound, "\(label): \(warning)") }
                     switch report.result {
                     case .failed(let error): log(.sound, "\(label): no sound: \(error)")
-                    case .silenced(let why): if verbose { log.verbose("\(label): silenced: \(why)") }
+                    case .silenced(let why): if verbose { log.verbose("\(label): no sound: \(why)") }
                     case let result: if verbose { log.verbose("\(label): \(result)") }
                     }
                 }
-                if request.sound.isRingtone { stop(ringtones.started(playback, call: notify.call, at: now)) }
+                guard silenced == nil else { return }
+                if verbose { log.verbose("\(label): plays \(request.sound)") }
+                if request.sound.isRingtone {
+                    stop(ringtones.started(playback, call: notify.call, at: now, ringCap: configuration.limits.activeRingCap))
+                }
             } catch {
                 log(.sound, "\(label): no sound: \(error)")
             }
@@ -259,7 +264,7 @@ public final class NotificationListener {
     /// Milliseconds until the next thing that is due, -1 for none (an idle listener sleeps).
     private func pollTimeout() -> Int32 {
         let now = Self.now()
-        var due = [ringtones.nextDeadline, reconnectAt, log.summaryDue].compactMap { $0 }
+        var due = [reconnectAt, log.summaryDue].compactMap { $0 }
         for bus in [monitor, client].compactMap({ $0 }) {
             if let deadline = bus.deadline { due.append(Double(deadline) / 1e9) }
         }

@@ -91,6 +91,83 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: capture)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) } == expected)
     }
 
+    /// A daemon's whole job in the library: an update (NOTI_PLAY_REQUEST_UPDATE, a progress
+    /// bar's next value) is silent unless it names its own sound or is critical; with
+    /// NOTI_PLAY_REQUEST_HINTS_ONLY a notification without sound hints is silenced, not given
+    /// the default sound. Each app is its own, so that the rate limit plays no part here: what
+    /// plays is read back at the tap.
+    @Test func updatesAndHintsOnlyThroughTheCLibrary() throws {
+        let daemon = try buildDaemon()
+        let chime = folder.file("chime.caf")
+        try TestTools.runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=880:d=0.2", "-ac", "2", "-c:a", "adpcm_ima_qt", "-y", chime])
+        let capture = folder.file("flags.raw")
+        let lines = try run(daemon, [
+            "notify app-name=Progress update", "wait",
+            "notify app-name=Player update sound-name=chime.caf", "wait",
+            "notify app-name=Alarm update urgency=2 volume=0.5", "wait",
+            "notify app-name=Volume hints-only", "wait",
+            "notify app-name=Chat hints-only sound-name=chime.caf", "wait", "quit",
+        ], capture: capture)
+        #expect(lines == [
+            "started 1", "ended 1 silenced an update of a notification names no sound of its own", "idle",
+            "started 2", "ended 2 finished ", "idle",
+            "started 3", "ended 3 finished ", "idle",
+            "started 4", "ended 4 silenced the notification's hints name no sound, and only hinted sounds play", "idle",
+            "started 5", "ended 5 finished ", "idle",
+        ])
+        // The chime, the bundled critical sound at exactly half volume (mono, on both speakers), the chime.
+        let tone = try SoundDecoder(path: chime).readAll()
+        let critical = try SoundDecoder(path: folder.file("prefix/share/noti-play/sounds/critical.caf"))
+        #expect(critical.description.channelCount == 1)
+        let expected = tone + (try critical.readAll()).flatMap { [$0 * Float(0.5), $0 * Float(0.5)] } + tone
+        #expect(try Data(contentsOf: URL(fileURLWithPath: capture)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) } == expected)
+    }
+
+    /// The rate rule through the C library, with its defaults: a second sound of one app within a
+    /// second of the first is silenced with the reason; a critical one of that app passes.
+    @Test func aSecondSoundOfOneAppIsSilencedButACriticalOnePassesThroughTheCLibrary() throws {
+        let daemon = try buildDaemon()
+        let chime = folder.file("chime.caf")
+        try TestTools.runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=880:d=0.2", "-ac", "2", "-c:a", "adpcm_ima_qt", "-y", chime])
+        let capture = folder.file("rate.raw")
+        let lines = try run(daemon, [
+            "notify app-name=Chat sound-name=chime.caf", "notify app-name=Chat sound-name=chime.caf", "wait",
+            "notify app-name=Chat sound-name=chime.caf urgency=2", "wait", "quit",
+        ], capture: capture)
+        // The first may end before or after the second is silenced: the tap has no clock.
+        #expect(lines.count == 8, "\(lines)")
+        #expect(lines.prefix(5).sorted() == [
+            "ended 1 finished ", "ended 2 silenced rate limit: this app's last sound started less than 1.0 s ago",
+            "idle", "started 1", "started 2",
+        ].sorted(), "\(lines)")
+        #expect(lines.last == "idle" && lines.dropFirst(5).prefix(2) == ["started 3", "ended 3 finished "], "\(lines)")
+        let tone = try SoundDecoder(path: chime).readAll()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: capture)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) } == tone + tone)
+    }
+
+    /// The other play calls name their sound: a request flag there is a mistake, refused at once.
+    @Test func requestFlagsAreForNotificationsOnly() throws {
+        let source = folder.file("request-flags.c")
+        try #"""
+            #include <noti-play.h>
+            #include <stdio.h>
+            int main(void) {
+                noti_play *player = noti_play_new("null", NULL, 0);
+                char *error = NULL;
+                if (noti_play_default(player, 1.0f, NOTI_PLAY_REQUEST_HINTS_ONLY, NULL, NULL, &error) != 0) return 1;
+                printf("%s\n", error ? error : "(none)");
+                noti_play_free_string(error);
+                noti_play_free(player);
+                return 0;
+            }
+            """#.write(toFile: source, atomically: true, encoding: .utf8)
+        let program = try build(source, named: "request-flags")
+        let result = try TestTools.run(program, [], environment: ["XDG_CONFIG_HOME": folder.file("config")])
+        #expect(result.status == 0 && result.stdoutText
+            == "NOTI_PLAY_REQUEST_UPDATE and NOTI_PLAY_REQUEST_HINTS_ONLY are for noti_play_notify: this call names its sound itself\n",
+            "\(result.stdoutText) \(result.stderr)")
+    }
+
     /// A host whose process may start no more threads (RLIMIT_NPROC, which binds users other
     /// than root) gets NULL from noti_play_new, not a crash: the daemon says so and exits 1.
     @Test func noThreadToBeHadIsAnErrorNotACrash() throws {
@@ -126,7 +203,7 @@ import Testing
                 noti_play *player = noti_play_new("null", NULL, 0);
                 char *error = NULL;
                 if (noti_play_default(player, 1.0f, 0x80u, NULL, NULL, &error) != 0 || !error
-                    || strcmp(error, "unknown flags 0x80 (noti-play.h defines NOTI_PLAY_CRITICAL, _RINGTONE and _SUPPRESS)") != 0) return 2;
+                    || strcmp(error, "unknown flags 0x80 (noti-play.h defines NOTI_PLAY_CRITICAL, _RINGTONE, _SUPPRESS, _REQUEST_UPDATE and _REQUEST_HINTS_ONLY)") != 0) return 2;
                 noti_play_free_string(error);
                 error = NULL;
                 request.flags = 0x100u;

@@ -19,11 +19,13 @@ import Testing
         return path
     }
 
+    /// `limits`: none unless a test is about them, so that a test may play one app's
+    /// notifications one after another.
     func player(capture: String, policy: SoundPolicy = SoundPolicy(), idleTimeout: Double = 0.5, cacheLimit: Int = 32 << 20,
-                afterLookup: @escaping @Sendable (String) -> Void = { _ in }) -> NotificationSoundPlayer {
+                limits: SoundLimits = .none, afterLookup: @escaping @Sendable (String) -> Void = { _ in }) -> NotificationSoundPlayer {
         var configuration = NotificationSoundPlayer.Configuration(
             appFolders: [folder.path], device: "file:FILE=\(capture),FORMAT=raw", idleTimeout: idleTimeout, policy: policy,
-            cacheLimit: cacheLimit)
+            cacheLimit: cacheLimit, limits: limits)
         configuration.afterLookup = afterLookup
         return NotificationSoundPlayer(configuration: configuration)
     }
@@ -229,6 +231,72 @@ import Testing
         #expect(figures.conversions == 2 && figures.fileOpens == 2, "\(figures)")
         let decoded = try SoundDecoder(path: first).readAll().count + SoundDecoder(path: ring).readAll().count
         #expect(figures.bytes == decoded * 4 + 2 * SoundCacheFigures.formOverhead, "\(figures)")
+    }
+
+    /// An update (`replaces_id`: a progress bar's next value) plays nothing unless it names its
+    /// own sound or is critical; the tap holds exactly the two that played.
+    @Test func anUpdateIsSilentUnlessItNamesItsOwnSoundOrIsCritical() async throws {
+        let own = try tone("own.caf", seconds: 0.1)
+        let capture = folder.file("updates.raw")
+        let player = player(capture: capture, limits: SoundLimits())
+        let progress = try await player.play(NotificationRequest(appName: "progress", isUpdate: true))
+        #expect(progress.result == .silenced("an update of a notification names no sound of its own"))
+        #expect(try await player.play(NotificationRequest(appName: "music", soundName: "own.caf", isUpdate: true)).result == .finished)
+        let critical = try await player.play(NotificationRequest(appName: "alarm", urgency: .critical, volume: 0.5, isUpdate: true))
+        player.close()
+        #expect(critical.result == .finished)
+        let alarm = try SoundDecoder(path: try #require(critical.file)).readAll()  // the bundled critical sound, mono
+        #expect(try samples(capture) == (try SoundDecoder(path: own).readAll()) + alarm.flatMap { [$0 * Float(0.5), $0 * Float(0.5)] })
+    }
+
+    /// hintsOnly: a notification whose hints name no sound is silenced, not given the default
+    /// sound; one with a sound-name plays it.
+    @Test func hintsOnlyPlaysOnlyWhatTheHintsAskFor() async throws {
+        let own = try tone("hinted.caf", seconds: 0.1)
+        let capture = folder.file("hints-only.raw")
+        let player = player(capture: capture, limits: SoundLimits())
+        let bare = try await player.play(NotificationRequest(appName: "volume-osd", hintsOnly: true))
+        #expect(bare.result == .silenced("the notification's hints name no sound, and only hinted sounds play"))
+        #expect(try await player.play(NotificationRequest(appName: "chat", soundName: "hinted.caf", hintsOnly: true)).result == .finished)
+        player.close()
+        #expect(try samples(capture) == (try SoundDecoder(path: own).readAll()))
+    }
+
+    /// One sound per app per interval (60 s here, so that no timing decides): the second of one
+    /// app is silenced with the reason, another app's plays, and a critical one always passes.
+    @Test func aSecondSoundOfOneAppWithinTheIntervalIsSilencedButACriticalOnePasses() async throws {
+        let own = try tone("rated.caf", seconds: 0.1)
+        let capture = folder.file("rate.raw")
+        let player = player(capture: capture, limits: SoundLimits(interval: 60))
+        let chat = NotificationRequest(appName: "chat", soundName: "rated.caf")
+        #expect(try await player.play(chat).result == .finished)
+        #expect(try await player.play(chat).result == .silenced("rate limit: this app's last sound started less than 60.0 s ago"))
+        var critical = chat
+        critical.urgency = .critical
+        #expect(try await player.play(critical).result == .finished)
+        // A sound the host names itself is not a notification's: never rate limited.
+        #expect(try await player.play(.named("rated.caf")).result == .finished)
+        player.close()
+        let samples = try SoundDecoder(path: own).readAll()
+        #expect(try self.samples(capture) == samples + samples + samples)
+    }
+
+    /// A ringtone nobody cancels stops once it has rung the cap (1 s here; 30 s by default) and
+    /// reports `finished`: a call nobody answered must not ring for ever. On /dev/null through
+    /// ALSA's file plugin: the loop is not kept on disk.
+    @Test func aRingtoneNobodyCancelsEndsAfterTheRingCap() throws {
+        _ = try tone("capped.caf", seconds: 0.1)
+        let reports = Reports()
+        let player = NotificationSoundPlayer(configuration: .init(
+            appFolders: [folder.path], device: "file:FILE=/dev/null,FORMAT=raw", policy: SoundPolicy(), limits: SoundLimits(ringCap: 1)))
+        let clock = ContinuousClock(), asked = clock.now
+        try player.play(.ringtoneSoundNamed("capped.caf")) { reports.add($0) }
+        try player.play(NotificationRequest(appName: "phone", soundName: "capped.caf", category: "call.incoming")) { reports.add($0) }
+        let results = reports.results(2)
+        let rang = clock.now - asked
+        player.close()
+        #expect(results == [.finished, .finished])
+        #expect(rang >= .seconds(1), "they rang \(rang), less than the cap")
     }
 
     @Test func cancellingAPausedRingtoneReportsCancelled() throws {

@@ -7,7 +7,9 @@
  * Requests:  file PATH [VOLUME] [critical|ringtone]   name NAME [VOLUME] [critical|ringtone]
  *            theme SOUND-NAME                          default [critical|ringtone]
  *            notify HINT=VALUE...  (a notification's hints: app-name, desktop-entry, sound-file,
- *                                   sound-name, category, suppress-sound, urgency, volume)
+ *                                   sound-name, category, suppress-sound, urgency, volume; and
+ *                                   the words `update` (it has a replaces_id of a notification
+ *                                   still shown), `hints-only` and `ringtone`, its flags)
  *            cancel ID   pause ID   resume ID   quiet on|off|auto   wait   version   quit
  * Replies:   "started ID", "error MESSAGE", "version LIBRARY HEADER", and from the library's
  *            thread "ended ID RESULT DETAIL".
@@ -49,6 +51,9 @@ static uint64_t notify(noti_play *player, char *hints, char **error) {
     noti_play_request request = NOTI_PLAY_REQUEST_INIT;
     for (char *hint = strtok(hints, " \n"); hint; hint = strtok(NULL, " \n")) {
         char *value = strchr(hint, '=');
+        if (strcmp(hint, "update") == 0) request.flags |= NOTI_PLAY_REQUEST_UPDATE;   /* a progress bar's next value */
+        else if (strcmp(hint, "hints-only") == 0) request.flags |= NOTI_PLAY_REQUEST_HINTS_ONLY;
+        else if (strcmp(hint, "ringtone") == 0) request.flags |= NOTI_PLAY_RINGTONE;
         if (!value) continue;
         *value++ = '\0';
         if (strcmp(hint, "app-name") == 0) request.app_name = value;
