@@ -4,19 +4,18 @@
 /// It acts only on a sum: while two or more voices play and a frame of their mix would pass full
 /// scale. Then the gain falls, at most `attackStep` a frame and ahead of the frame that needs it
 /// (the whole period is mixed before it is written: a look-ahead of up to a period), to exactly
-/// what that frame allows; it rises back at `releaseStep` a frame once the mix is quieter, and
+/// what that frame allows, full scale; it rises back at `releaseStep` a frame once the mix is quieter, and
 /// stops at exactly 1. A lone sound is never touched (its own overs are clipped, as a file's
 /// samples are), and a mix that stays within full scale plays bit for bit.
 struct Limiter {
-    /// Where a sum that passes full scale is brought: −0.2 dBFS, so that no sample of it is full
-    /// scale (a limiter's sum that sat at exactly ±1 would be as flat-topped as a clipped one).
-    static let ceiling: Float = 0.977
     /// The gain after the last frame of the previous period.
     private(set) var gain: Float = 1
     /// The most the gain falls from one frame to the next ahead of a peak: 1 → 0.5 in 1 ms.
     let attackStep: Float
     /// The most the gain rises from one frame to the next: 0.5 → 1 in 50 ms.
     let releaseStep: Float
+    /// How far ahead a frame's gain already allows for a peak: 1 ms.
+    let holdFrames: Int
     /// Per frame of a period, the gain the frame allows: the render thread's scratch.
     private let allowed: UnsafeMutablePointer<Float>
     private let periodFrames: Int
@@ -24,6 +23,7 @@ struct Limiter {
     init(sampleRate: Int, periodFrames: Int) {
         attackStep = 0.5 / Float(max(1, sampleRate / 1000))
         releaseStep = 0.5 / Float(max(1, sampleRate / 20))
+        holdFrames = max(1, sampleRate / 1000)
         allowed = .allocate(capacity: max(1, periodFrames))
         self.periodFrames = periodFrames
     }
@@ -39,18 +39,26 @@ struct Limiter {
         let frames = min(frames, periodFrames)
         var needed = false
         if voices > 1 {
-            // Backwards: each frame allows 1/peak, and no more than its successor allows plus
-            // one attack step, so that the gain, falling at that rate, is there in time.
-            var next: Float = 1
-            for frame in stride(from: frames - 1, through: 0, by: -1) {
+            // What each frame allows: full scale, exactly, where it needs it (a sum just over
+            // loses next to nothing; 1/+Inf is 0: a sum that overflowed is silence, not a click).
+            for frame in 0..<frames {
                 var peak: Float = 0
                 for channel in 0..<channels { peak = max(peak, abs(mix[frame * channels + channel])) }
-                // Just under full scale, where the frame needs it (1/+Inf is 0: a sum that
-                // overflowed is silence, not a full-scale click).
-                let own: Float = peak > 1 ? Self.ceiling / peak : 1
-                next = min(own, next + attackStep)
+                allowed[frame] = peak > 1 ? 1 / peak : 1
+                needed = needed || peak > 1
+            }
+        }
+        if needed {
+            // Backwards: a frame allows no more than any of the `holdFrames` after it (the gain
+            // is already down before a peak and stays down across it, so the peak's neighbours
+            // are quieter than it, not flattened up to full scale), nor more than its successor
+            // allows plus one attack step (the gain, falling at that rate, is there in time).
+            var next: Float = 1
+            for frame in stride(from: frames - 1, through: 0, by: -1) {
+                var held = allowed[frame]
+                for ahead in (frame + 1)..<min(frames, frame + 1 + holdFrames) { held = min(held, allowed[ahead]) }
+                next = min(held, next + attackStep)
                 allowed[frame] = next
-                needed = needed || next < 1
             }
         }
         if !needed && gain == 1 { return }
