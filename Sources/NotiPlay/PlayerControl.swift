@@ -90,7 +90,16 @@ final class PlayerControl {
         /// so only at the next write), and the frames the stream had taken then. Should the
         /// stream fail before it takes a frame more, the sound never started: it is asked for
         /// again, and so gets a new stream.
-        var resumed: (engine: PlaybackEngine, framesWritten: Int)?
+        var resumed: ResumedStream?
+    }
+
+    /// A stream resumed from idle, and the frames it had taken when a sound started on it.
+    private struct ResumedStream {
+        let engine: PlaybackEngine
+        let framesWritten: Int
+
+        /// Whether the stream has taken no frame since.
+        var tookNothingSince: Bool { engine.framesWritten == framesWritten }
     }
 
     init(core: PlayerCore) { self.core = core }
@@ -129,7 +138,7 @@ final class PlayerControl {
             else { sounds[id]?.paused = paused }
         case .voiceEnded(let id, let outcome):
             guard let sound = sounds[id] else { return }
-            if case .failed(.device) = outcome, let resumed = sound.resumed, resumed.engine.framesWritten == resumed.framesWritten {
+            if case .failed(.device) = outcome, sound.resumed?.tookNothingSince == true {
                 sounds[id] = nil  // not reported: it plays now, on the stream that replaces the dead one
                 play(id, sound.request, askedAt: sound.askedAt)
                 startParked(sound.key)
@@ -257,11 +266,12 @@ final class PlayerControl {
             }
             sounds[id]?.voice = voice
             // The first sound after idle, and those that follow it before the stream takes a frame.
+            let resumed = ResumedStream(engine: engine, framesWritten: engine.framesWritten)
             if case .open(_, .idle)? = devices[key] {
-                sounds[id]?.resumed = (engine, engine.framesWritten)
+                sounds[id]?.resumed = resumed
                 devices[key] = .open(engine, .started(core.configuration.deviceDeadlines))
-            } else if sounds.values.contains(where: { $0.resumed?.engine === engine && $0.resumed?.framesWritten == engine.framesWritten }) {
-                sounds[id]?.resumed = (engine, engine.framesWritten)
+            } else if startedOnTheSameUntouchedStream(resumed) {
+                sounds[id]?.resumed = resumed
             }
         } catch .everySlotFading {
             parked[key] = capped(parked[key, default: []] + [prepared])
@@ -269,6 +279,15 @@ final class PlayerControl {
             end(id, .failed(.playback(error)))
             markIdleIfUnused(key)
         }
+    }
+
+    /// Whether a sound already waits on `resumed`'s stream, which has taken nothing since it started.
+    private func startedOnTheSameUntouchedStream(_ resumed: ResumedStream) -> Bool {
+        for sound in sounds.values {
+            guard let other = sound.resumed else { continue }
+            if other.engine === resumed.engine && other.framesWritten == resumed.framesWritten { return true }
+        }
+        return false
     }
 
     /// Starts the sounds parked for `key` (those not cancelled meanwhile), oldest first, while
