@@ -50,6 +50,24 @@ int noti_abi_read_options(const void *caller, noti_play_options *out) {
     return 0;
 }
 
+int noti_abi_read_settings(const void *caller, noti_play_settings *out) {
+    const noti_play_settings defaults = NOTI_PLAY_SETTINGS_INIT;
+    *out = defaults;
+    size_t size = caller_size(caller);
+    if (size < sizeof out->size) return -1;
+    TAKE(notification_volume);
+    TAKE(theme);
+    TAKE(default_sound);
+    TAKE(critical_sound);
+    TAKE(ringtone_sound);
+    TAKE(do_not_disturb);
+    TAKE(rate_interval);
+    TAKE(burst_limit);
+    TAKE(ring_cap);
+    TAKE(read_user_configuration);
+    return 0;
+}
+
 const char *noti_abi_program_name(void) {
     return program_invocation_short_name;
 }

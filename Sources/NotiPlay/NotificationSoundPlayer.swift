@@ -250,6 +250,21 @@ public final class NotificationSoundPlayer: Sendable {
     public func pause(_ id: PlaybackID) { core.post(.pause(id, true)) }
     public func resume(_ id: PlaybackID) { core.post(.pause(id, false)) }
 
+    /// Drives the settings from the host's own configuration, at any time: each field set in
+    /// `settings` wins over the user's `noti-play.conf`, each one left nil comes from it (see
+    /// ``PlayerSettings``); a call replaces the settings of the one before. The rate limits
+    /// apply to the requests asked after it returns; the rest to the sounds looked up after it
+    /// (the file is read on the player's thread, not the caller's). Do-not-disturb turned on
+    /// ends the non-critical sounds playing, as ``setQuiet(_:)`` does.
+    /// - Parameter settings: what the host sets.
+    /// - Throws: `.invalidSetting` for settings that can never apply (a volume outside 0…1, a
+    ///   theme name that is a path, a negative interval); nothing changes then.
+    public func configure(_ settings: PlayerSettings) throws(NotificationSoundError) {
+        if let why = settings.problem() { throw .invalidSetting(why) }
+        core.limits = settings.applied(to: core.configuration.limits)
+        core.post(.configure(settings))
+    }
+
     /// Silences non-critical sounds (true), lets them play (false), or follows the policy (nil).
     /// A request is judged by the switch as it was at its call; turned on, it also ends the
     /// non-critical sounds playing or waiting now (faded out within a fade's 10 ms), which

@@ -133,6 +133,10 @@ final class PlayerControl {
         case .cancel(let id): cancel(id)
         case .quietChanged:
             silenceNonCritical()
+        case .configure(let settings):
+            let base = !settings.readsUserConfiguration ? SoundPolicy() : core.configuration.policy ?? SoundPolicy.load().policy
+            core.policy = settings.applied(to: base)
+            silenceNonCritical()
         case .pause(let id, let paused):
             if let (engine, voice) = playing(id) { engine.setPaused(voice, paused) }
             else { sounds[id]?.paused = paused }
@@ -195,7 +199,7 @@ final class PlayerControl {
             return
         }
         let key = EngineKey(device: core.configuration.device)
-        let ringCap = isRingtone ? core.configuration.limits.ringCapNanoseconds : nil
+        let ringCap = isRingtone ? core.limits.ringCapNanoseconds : nil
         sounds[id] = Sound(key: key, warnings: warnings, file: path,
                            shape: (Int(prepared.sound.sampleRate.rounded()), prepared.sound.channelCount), isCritical: prepared.isCritical,
                            request: request, askedAt: askedAt, ringEnds: ringCap.map { askedAt + $0 })

@@ -30,6 +30,9 @@ enum PlayerCommand: Sendable {
     case pause(PlaybackID, Bool)
     /// The host's quiet switch changed: non-critical sounds playing or waiting now end if it is on.
     case quietChanged
+    /// The host's settings: the policy is made anew from them (reading noti-play.conf here, on
+    /// the control thread), and do-not-disturb turned on ends what plays.
+    case configure(PlayerSettings)
     case voiceEnded(PlaybackID, VoiceOutcome)
     case deviceOpened(EngineKey, attempt: Int, Result<PlaybackEngine, DeviceError>)
     /// A stalled stream's close returned: its threads are free.
@@ -57,7 +60,17 @@ struct EngineKey: Hashable, Sendable {
 /// queued 473k requests, 176 MB, and a critical sound asked next was answered 7.2 s later.)
 final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condition`.
     let configuration: NotificationSoundPlayer.Configuration
-    let policy: SoundPolicy
+    /// The user's settings with the host's over them (``PlayerSettings``): read by the control
+    /// thread at each lookup, replaced by `configure`.
+    var policy: SoundPolicy {
+        get { condition.withLock { currentPolicy } }
+        set { condition.withLock { currentPolicy = newValue } }
+    }
+    /// The request rules' limits now (the ring cap is the control thread's to apply).
+    var limits: SoundLimits {
+        get { condition.withLock { rules.limits } }
+        set { condition.withLock { rules.limits = newValue } }
+    }
     /// nil when its thread could not be started; the core is then closed from the start.
     let callbacks: CallbackQueue?
     let cache: SoundCache
@@ -78,6 +91,7 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
     /// Set by the control thread once it has closed every device, on its way out.
     private var devicesClosed = false
     private var quietOverride: Bool?
+    private var currentPolicy: SoundPolicy
     private var nextID = 0
     /// Decided under the lock at each call, so that the rate is judged in the order, and at the
     /// time, the notifications were asked for (a few comparisons: no call waits for them).
@@ -85,7 +99,7 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
 
     init(configuration: NotificationSoundPlayer.Configuration, policy: SoundPolicy) {
         self.configuration = configuration
-        self.policy = policy
+        currentPolicy = policy
         cache = SoundCache(limit: configuration.cacheLimit)
         rules = RequestRules(limits: configuration.limits)
         callbacks = CallbackQueue()

@@ -52,6 +52,8 @@ public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConv
     case themeLookupStopped(String, String)
     case unreadable(String, String)
     case invalidVolume(Float)
+    /// Settings a host gave ``NotificationSoundPlayer/configure(_:)`` that can never apply: why.
+    case invalidSetting(String)
     /// The device would not open or configure, or stopped while playing.
     case device(DeviceError)
     /// The device did not open within the given seconds (it blocks: held, or its server hangs),
@@ -90,6 +92,7 @@ public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConv
         case .themeLookupStopped(let name, let why): "sound '\(name)' was not found: \(why)"
         case .unreadable(let path, let why): "\(path): \(why)"
         case .invalidVolume(let volume): "volume \(volume) is outside 0.0 to 1.0"
+        case .invalidSetting(let why): "settings refused: \(why)"
         case .device(let error): error.description
         // The player's own deadlines, in a device failure's words (one format: DeviceError's).
         case .deviceTimeout(let device, let backend, let seconds):

@@ -253,6 +253,36 @@ public func noti_play_set_quiet(_ context: OpaquePointer?, _ quiet: Int32) {
     player(context)?.setQuiet(quiet < 0 ? nil : quiet != 0)
 }
 
+@_cdecl("noti_play_configure")
+public func noti_play_configure(
+    _ context: OpaquePointer?, _ settings: UnsafeRawPointer?, _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
+    guard let player = player(context) else { error?.pointee = strdup("no noti_play context given"); return -1 }
+    guard let settings else { error?.pointee = strdup("no settings given"); return -1 }
+    var read = noti_play_settings()
+    guard noti_abi_read_settings(settings, &read) == 0 else {
+        error?.pointee = strdup("the settings' size field is too small: start from NOTI_PLAY_SETTINGS_INIT")
+        return -1
+    }
+    // NOTI_PLAY_UNSET leaves a field to noti-play.conf; any other value out of range is
+    // refused by the player's own check, with its reason.
+    let unset = Int32(NOTI_PLAY_UNSET)
+    func number<T: BinaryFloatingPoint>(_ value: T) -> T? { value == T(unset) ? nil : value }
+    let swiftSettings = PlayerSettings(
+        notificationVolume: number(read.notification_volume), theme: string(read.theme),
+        defaultSound: string(read.default_sound), criticalSound: string(read.critical_sound), ringtoneSound: string(read.ringtone_sound),
+        doNotDisturb: read.do_not_disturb == unset ? nil : read.do_not_disturb != 0,
+        rateInterval: number(read.rate_interval), burstLimit: read.burst_limit == unset ? nil : Int(read.burst_limit),
+        ringCap: number(read.ring_cap), readsUserConfiguration: read.read_user_configuration != 0)
+    do {
+        try player.configure(swiftSettings)
+        return 0
+    } catch let failure {
+        error?.pointee = strdup(failure.description)
+        return -1
+    }
+}
+
 @_cdecl("noti_play_free_string")
 public func noti_play_free_string(_ string: UnsafeMutablePointer<CChar>?) {
     free(string)

@@ -248,6 +248,43 @@ void noti_play_resume(noti_play *context, uint64_t id);
  */
 void noti_play_set_quiet(noti_play *context, int quiet);
 
+/* A field of noti_play_settings that the host leaves to the user's noti-play.conf. */
+#define NOTI_PLAY_UNSET (-1)
+
+/*
+ * The settings a daemon drives from its own configuration, over the user's noti-play.conf: a
+ * field it sets wins, a field left unset (NULL, or NOTI_PLAY_UNSET) comes from noti-play.conf,
+ * or from the defaults when read_user_configuration is 0. Start from NOTI_PLAY_SETTINGS_INIT
+ * (every field unset); the library reads only the `size` bytes the caller had.
+ */
+typedef struct {
+    size_t size;                 /* sizeof(noti_play_settings) */
+    float notification_volume;   /* 0.0 to 1.0: the volume of non-critical sounds */
+    const char *theme;           /* the freedesktop sound theme for sound names */
+    const char *default_sound;   /* paths of the default notification, critical and ringtone */
+    const char *critical_sound;  /*   sounds (the host's own, trusted); else noti-play.conf's, */
+    const char *ringtone_sound;  /*   else the bundled ones */
+    int do_not_disturb;          /* 1: silence non-critical sounds (and end those playing); 0: not */
+    double rate_interval;        /* seconds: one notification's sound per app in that time
+                                    (default 1); 0: no such limit */
+    int burst_limit;             /* sounds of all apps together per interval (default 3); 0: none */
+    double ring_cap;             /* seconds a ringtone rings at most (default 30); 0: no cap */
+    int read_user_configuration; /* 1: unset fields come from noti-play.conf; 0: the defaults */
+} noti_play_settings;
+
+#define NOTI_PLAY_SETTINGS_INIT { sizeof(noti_play_settings), NOTI_PLAY_UNSET, NULL, NULL, NULL, NULL, \
+                                  NOTI_PLAY_UNSET, NOTI_PLAY_UNSET, NOTI_PLAY_UNSET, NOTI_PLAY_UNSET, 1 }
+
+/*
+ * Applies `settings`, replacing those of the call before; callable at any time, from any thread,
+ * without blocking (noti-play.conf is read on noti-play's own thread). The rate limits apply to
+ * the requests asked after it returns, the rest to the sounds looked up after it. Returns 0, or
+ * -1 for settings that can never apply (a volume outside 0.0 to 1.0, a theme name that is a
+ * path, a negative interval), with a one-line message in `error` when it is not NULL (freed with
+ * noti_play_free_string); nothing changes then.
+ */
+int noti_play_configure(noti_play *context, const noti_play_settings *settings, char **error);
+
 void noti_play_free_string(char *string);
 
 #ifdef __cplusplus

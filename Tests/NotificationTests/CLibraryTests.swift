@@ -244,6 +244,124 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
     }
 
+    /// A daemon drives the settings from its own configuration (noti_play_configure): its
+    /// notification volume applies (the tap holds the chime at half), noti-play.conf is read
+    /// or not as it says (the user's do-not-disturb there), its do-not-disturb silences, its
+    /// rate limit of 0 lets one app's sounds follow each other and the default one does not,
+    /// and settings that can never apply are refused with the reason, nothing changed.
+    @Test func aDaemonsOwnSettingsWinOverTheUsersFile() throws {
+        let source = folder.file("settings.c")
+        try #"""
+            #include <noti-play.h>
+            #include <pthread.h>
+            #include <stdio.h>
+            #include <stdlib.h>
+
+            static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+            static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+            static int answered = 0;
+
+            static void on_end(uint64_t id, noti_play_result result, const char *detail, void *user_data) {
+                (void)user_data;
+                pthread_mutex_lock(&lock);
+                printf("%llu %d %s\n", (unsigned long long)id, (int)result, detail);
+                answered++;
+                pthread_cond_signal(&changed);
+                pthread_mutex_unlock(&lock);
+            }
+
+            static void wait_for(int count) {
+                pthread_mutex_lock(&lock);
+                while (answered < count) pthread_cond_wait(&changed, &lock);
+                pthread_mutex_unlock(&lock);
+            }
+
+            static void configure(noti_play *player, noti_play_settings *settings) {
+                char *error = NULL;
+                if (noti_play_configure(player, settings, &error) != 0) {
+                    printf("refused: %s\n", error);
+                    noti_play_free_string(error);
+                }
+            }
+
+            int main(int argc, char **argv) {
+                if (argc != 3) return 64;
+                noti_play_options options = NOTI_PLAY_OPTIONS_INIT;
+                options.device = argv[1];
+                noti_play *player = noti_play_new_with_options(&options, NULL);
+                noti_play_request chat = NOTI_PLAY_REQUEST_INIT;
+                chat.desktop_entry = "org.example.Chat";
+                chat.sound_file = argv[2];
+
+                /* The user's file says do-not-disturb: read, it silences; not read, the chime plays at half. */
+                noti_play_settings settings = NOTI_PLAY_SETTINGS_INIT;
+                configure(player, &settings);
+                noti_play_notify(player, &chat, on_end, NULL, NULL);
+                wait_for(1);
+                settings.read_user_configuration = 0;
+                settings.notification_volume = 0.5f;
+                settings.rate_interval = 0;
+                configure(player, &settings);
+                noti_play_notify(player, &chat, on_end, NULL, NULL);
+                wait_for(2);
+                /* Rate limit off: the same app again plays (silent here, at volume 0). */
+                settings.notification_volume = 0;
+                configure(player, &settings);
+                noti_play_notify(player, &chat, on_end, NULL, NULL);
+                wait_for(3);
+                /* The default rate limit again: one sound per app a second. */
+                settings.rate_interval = NOTI_PLAY_UNSET;
+                configure(player, &settings);
+                noti_play_notify(player, &chat, on_end, NULL, NULL);
+                noti_play_notify(player, &chat, on_end, NULL, NULL);
+                wait_for(5);
+                /* The daemon's own do-not-disturb. */
+                settings.rate_interval = 0;
+                settings.do_not_disturb = 1;
+                configure(player, &settings);
+                noti_play_notify(player, &chat, on_end, NULL, NULL);
+                wait_for(6);
+                /* Refused whole: nothing changes (do-not-disturb stays on). */
+                noti_play_settings bad = NOTI_PLAY_SETTINGS_INIT;
+                bad.notification_volume = 2.0f;
+                configure(player, &bad);
+                bad.notification_volume = NOTI_PLAY_UNSET;
+                bad.theme = "../x";
+                configure(player, &bad);
+                noti_play_notify(player, &chat, on_end, NULL, NULL);
+                wait_for(7);
+                noti_play_free(player);
+                return 0;
+            }
+            """#.write(toFile: source, atomically: true, encoding: .utf8)
+        let program = try build(source, named: "settings")
+        let chime = folder.file("settings-chime.wav")
+        try TestTools.runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=880:d=0.2", "-ac", "2", "-c:a", "pcm_s16le", "-y", chime])
+        let config = folder.file("settings-config/noti-play")
+        try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
+        try "do-not-disturb = true\n".write(toFile: config + "/noti-play.conf", atomically: true, encoding: .utf8)
+        let capture = folder.file("settings.raw")
+        let result = try TestTools.run(program, ["file:FILE=\(capture),FORMAT=raw", chime],
+                                       environment: ["XDG_CONFIG_HOME": folder.file("settings-config")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let dnd = "2 do not disturb is on"
+        #expect(result.stdoutText.split(separator: "\n").map(String.init) == [
+            "1 \(dnd)", "2 0 ", "3 0 ",
+            // The third played less than a second before: the limit, back on, holds both.
+            "4 2 rate limit: this app's last sound started less than 1.0 s ago",
+            "5 2 rate limit: this app's last sound started less than 1.0 s ago",
+            "6 \(dnd)",
+            "refused: settings refused: the notification volume 2.0 is outside 0.0 to 1.0",
+            "refused: settings refused: theme '../x' is refused: it contains '/': a theme name names one folder (sounds/NAME), not a path",
+            "7 \(dnd)",
+        ], "\(result.stdoutText)")
+        // The chime at half volume, then (volume 0) silence: nothing else.
+        let chimeSamples = try SoundDecoder(path: chime).readAll()
+        let written = try Data(contentsOf: URL(fileURLWithPath: capture)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        #expect(written.count == 2 * chimeSamples.count, "\(written.count) samples")
+        #expect(Array(written.prefix(chimeSamples.count)) == chimeSamples.map { $0 * 0.5 }, "the first chime is not at half volume")
+    }
+
     /// Issue 23's C side. noti_play_new with NULL folders and a huge count returns (NULL folders
     /// are no folders; before, it looped over the count, 10^9 in 0.44 s and 2^62 in years, in a
     /// call that must not block: a watchdog ends it). A flood of play calls, more than a host

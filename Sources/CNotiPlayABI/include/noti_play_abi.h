@@ -11,6 +11,7 @@
  * when `size` is too small to hold the size field itself. */
 int noti_abi_read_request(const void *caller, noti_play_request *out);
 int noti_abi_read_options(const void *caller, noti_play_options *out);
+int noti_abi_read_settings(const void *caller, noti_play_settings *out);
 
 /* The program's name without its folder (glibc's program_invocation_short_name): what a host
  * that does not name itself is called on the sound server. */
