@@ -245,7 +245,11 @@ final class PlayerControl {
             if case .open(_, .idle)? = devices[key] {
                 sounds[id]?.resumed = (engine, engine.framesWritten)
                 devices[key] = .open(engine, .started(core.configuration.deviceDeadlines))
-            } else if sounds.values.contains(where: { $0.resumed?.engine === engine && $0.resumed?.framesWritten == engine.framesWritten }) {
+            } else if sounds.values.contains(where: { sound in
+                // Unwrapped once: `$0.resumed?.engine` twice crashes Swift 6.3.1's release build (CopyPropagation).
+                guard let resumed = sound.resumed else { return false }
+                return resumed.engine === engine && resumed.framesWritten == engine.framesWritten
+            }) {
                 sounds[id]?.resumed = (engine, engine.framesWritten)
             }
         } catch .everySlotFading {
