@@ -42,6 +42,27 @@ enum FileSystem {
         return String(cString: resolved)
     }
 
+    /// Where the file open on `file`'s descriptor lies, symlinks and `..` resolved: the kernel's
+    /// name for it (/proc/self/fd/N), kept only while that name still leads to this very file
+    /// (same device and inode), else nil: moved, deleted, or named in another mount namespace.
+    static func location(of file: RegularFile) -> [UInt8]? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/fd/\(file.descriptor)", &buffer, buffer.count)
+        guard n > 0, n < buffer.count, buffer[0] == CChar(UInt8(ascii: "/")) else { return nil }  // a full buffer may be cut short
+        var info = stat()
+        guard lstat(buffer, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, UInt64(info.st_dev) == file.identity.device,
+              UInt64(info.st_ino) == file.identity.inode else { return nil }
+        return buffer[0..<n].map { UInt8(bitPattern: $0) }
+    }
+
+    /// Whether the real location `path` lies under `folder` (the folder's own symlinks resolved:
+    /// /usr/share may be a link).
+    static func contains(_ folder: String, _ path: [UInt8]) -> Bool {
+        guard let real = realPath(folder) else { return false }
+        let prefix = Array(real.utf8) + (real.hasSuffix("/") ? [] : [UInt8(ascii: "/")])
+        return path.count > prefix.count && path.starts(with: prefix)
+    }
+
     static func isRegularFile(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG

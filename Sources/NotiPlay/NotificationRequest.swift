@@ -5,7 +5,7 @@
 /// | hint | what plays |
 /// | --- | --- |
 /// | `suppress-sound` true | nothing (silenced) |
-/// | `sound-file` | that file, untrusted: an absolute path (or a `file://` URI) to a regular file in a notification sound's formats |
+/// | `sound-file` | that file, untrusted: an absolute path (or a `file://` URI) to a regular file in a notification sound's formats (a theme sound's in a sound theme folder) |
 /// | `sound-name` | a file of that name in the app's sound folders (as `UNNotificationSound(named:)`), else the sound theme's sound of that name |
 /// | `category` | the theme sound for it (``soundName(forCategory:)``); `call`, `call.incoming`: a ringtone |
 /// | none of them | the default sound |

@@ -19,7 +19,8 @@ public struct NotificationSound: Sendable, Hashable, CustomStringConvertible {
         /// A path, for trusted callers such as the command line.
         case file(SoundPath)
         /// A path from a notification (the `sound-file` hint): untrusted, so only a regular
-        /// file in a notification sound's formats plays.
+        /// file in a notification sound's formats plays, or a theme sound's inside a sound theme
+        /// folder (``SoundFormats/forNotificationFile(_:themeFolders:)``).
         case notificationFile(SoundPath)
     }
 

@@ -1,3 +1,4 @@
+import CSystemSupport
 import NotiPlayDecoder
 import NotiPlayOutput
 import Synchronization
@@ -26,7 +27,8 @@ import Synchronization
 /// for `idleTimeout` after its last sound, so the next starts within a period. Sounds are cached
 /// by file identity (device, inode, size, modification time), decoded and converted for their
 /// stream, so a sound played again is neither decoded nor converted again.
-/// An idle player wakes for nothing.
+/// An idle player wakes for nothing, and a player that has played nothing yet has no thread: its
+/// threads, cache and configuration file are made at its first sound.
 public final class NotificationSoundPlayer: Sendable {
     public struct Configuration: Sendable {
         public var appFolders: [String]
@@ -152,31 +154,96 @@ public final class NotificationSoundPlayer: Sendable {
         }
     }
 
-    private let core: PlayerCore
-    /// What the cache holds and saved, for the tests.
-    package var cacheFigures: SoundCacheFigures { core.cache.figures }
-    /// Warnings from the configuration file and from the configured app folders, for the daemon to log.
-    public let configurationWarnings: [String]
+    /// Makes the configuration, at the first call that needs it.
+    private let makeConfiguration: @Sendable () -> Configuration
+    /// The configuration, the configuration file's policy, the threads and the cache, made at
+    /// the first call that needs them (a play, a drain), not at init: a daemon that makes its
+    /// player at start pays for them once a sound is asked for (issue 24: in dunst the player
+    /// cost 5.7 MB at start, before any notification).
+    private let state = Mutex(State())
 
-    public init(configuration: Configuration = Configuration()) {
-        var configuration = configuration
-        if !(configuration.idleTimeout.isFinite && configuration.idleTimeout >= 0) { configuration.idleTimeout = 5 }
-        let (output, outputWarnings) = configuration.output.clamped()
-        configuration.output = output
-        let (policy, loadWarnings) = configuration.policy.map { ($0, [String]()) } ?? SoundPolicy.load()
-        let warnings = outputWarnings + loadWarnings
-        core = PlayerCore(configuration: configuration, policy: policy)
-        isStarted = !core.isClosed && PlayerControl.start(core)
-        if !isStarted {
-            core.controlEnded()  // no control thread: no device to wait for
-            core.close()
+    private struct State {
+        var core: PlayerCore?
+        var closed = false
+        /// `setQuiet` before the core was made.
+        var quiet: Bool??
+        /// `configure` before the core was made.
+        var settings: PlayerSettings?
+        var setup: Setup?
+
+        mutating func setUp(_ make: () -> Configuration) -> Setup {
+            if let setup { return setup }
+            let made = Setup(make())
+            setup = made
+            return made
         }
-        configurationWarnings = warnings + SoundLocator(appFolders: configuration.appFolders, appID: configuration.appID).warnings
+    }
+
+    /// The configuration checked. No file is read here: a play call does no I/O, so the user's
+    /// noti-play.conf is read on the player's control thread as it starts.
+    private struct Setup {
+        let configuration: Configuration
+        let warnings: [String]
+
+        init(_ configuration: Configuration) {
+            var configuration = configuration
+            if !(configuration.idleTimeout.isFinite && configuration.idleTimeout >= 0) { configuration.idleTimeout = 5 }
+            let (output, outputWarnings) = configuration.output.clamped()
+            configuration.output = output
+            self.configuration = configuration
+            warnings = outputWarnings + SoundLocator(appFolders: configuration.appFolders, appID: configuration.appID).warnings
+        }
+    }
+
+    /// What the cache holds and saved, for the tests.
+    package var cacheFigures: SoundCacheFigures { core(starting: false)?.cache.figures ?? SoundCacheFigures() }
+    /// Warnings from the configuration file and from the configured app folders, for the daemon
+    /// to log. Asking reads the configuration file.
+    public var configurationWarnings: [String] {
+        let setup = state.withLock { $0.setUp(makeConfiguration) }
+        return (setup.configuration.policy == nil ? SoundPolicy.load().warnings : []) + setup.warnings
             + (isStarted ? [] : ["no thread could be started for the player (the system's limit on threads was reached): nothing will play"])
     }
 
-    /// False when the player's threads could not be started: it is closed, and every `play` throws `.closed`.
+    public convenience init(configuration: Configuration = Configuration()) {
+        self.init(makingConfiguration: { configuration })
+    }
+
+    /// A player whose configuration `make` makes at its first sound (the C library's: building
+    /// a configuration runs Swift code a host would otherwise pay for at start).
+    package init(makingConfiguration make: @escaping @Sendable () -> Configuration) {
+        makeConfiguration = make
+        // Its threads start with the first sound; whether there are threads to be had is asked
+        // now, so that a host learns it when it makes the player (noti_play_new returns NULL).
+        isStarted = noti_thread_can_start() != 0
+        if !isStarted { state.withLock { $0.closed = true } }
+    }
+
+    /// False when no thread could be started for the player when it was made: it is closed,
+    /// and every `play` throws `.closed`. (Its threads start with its first sound; should none
+    /// be had then, that play and every later one throw `.closed`.)
     public let isStarted: Bool
+
+    /// The player's core, made and its threads started on the first call with `starting`; nil
+    /// once closed (or, without `starting`, before the first sound).
+    private func core(starting: Bool) -> PlayerCore? {
+        state.withLock { state in
+            if let core = state.core { return core }
+            guard starting, !state.closed else { return nil }
+            let setup = state.setUp(makeConfiguration)
+            let core = PlayerCore(configuration: setup.configuration, policy: setup.configuration.policy ?? SoundPolicy())
+            if let quiet = state.quiet { core.quiet = quiet }
+            if let settings = state.settings { core.apply(settings) }
+            if core.isClosed || !PlayerControl.start(core) {
+                core.controlEnded()  // no control thread: no device to wait for
+                core.close()
+                state.closed = true
+                return nil
+            }
+            state.core = core
+            return core
+        }
+    }
 
     deinit { close() }
 
@@ -226,6 +293,7 @@ public final class NotificationSoundPlayer: Sendable {
         _ request: NotificationRequest, completion: @escaping @Sendable (PlaybackReport) -> Void
     ) throws(NotificationSoundError) -> (id: PlaybackID, silenced: String?) {
         try Self.validate(request.sound, gain: request.volume, names: false)
+        guard let core = core(starting: true) else { throw .closed }
         return try core.submit(.notification(request), .callback(completion))
     }
 
@@ -244,11 +312,11 @@ public final class NotificationSoundPlayer: Sendable {
     }
 
     /// Fades the sound out (10 ms) and ends it; it reports `.cancelled`. Unknown ids are ignored.
-    public func cancel(_ id: PlaybackID) { core.post(.cancel(id)) }
+    public func cancel(_ id: PlaybackID) { core(starting: false)?.post(.cancel(id)) }
 
     /// Pauses or resumes a sound where it is (a content extension's media play/pause).
-    public func pause(_ id: PlaybackID) { core.post(.pause(id, true)) }
-    public func resume(_ id: PlaybackID) { core.post(.pause(id, false)) }
+    public func pause(_ id: PlaybackID) { core(starting: false)?.post(.pause(id, true)) }
+    public func resume(_ id: PlaybackID) { core(starting: false)?.post(.pause(id, false)) }
 
     /// Drives the settings from the host's own configuration, at any time: each field set in
     /// `settings` wins over the user's `noti-play.conf`, each one left nil comes from it (see
@@ -261,17 +329,25 @@ public final class NotificationSoundPlayer: Sendable {
     ///   theme name that is a path, a negative interval); nothing changes then.
     public func configure(_ settings: PlayerSettings) throws(NotificationSoundError) {
         if let why = settings.problem() { throw .invalidSetting(why) }
-        core.limits = settings.applied(to: core.configuration.limits)
-        core.post(.configure(settings))
+        let core = state.withLock { state in
+            if state.core == nil { state.settings = settings }  // applied when the core is made
+            return state.core
+        }
+        core?.apply(settings)
     }
 
     /// Silences non-critical sounds (true), lets them play (false), or follows the policy (nil).
-    /// A request is judged by the switch as it was at its call; turned on, it also ends the
+    /// A request is judged by the switch as it is when the request is looked up (requests are
+    /// looked up in order, within milliseconds unless a flood waits); turned on, it also ends the
     /// non-critical sounds playing or waiting now (faded out within a fade's 10 ms), which
     /// report `.silenced` with the reason. Critical sounds play on.
     public func setQuiet(_ quiet: Bool?) {
-        core.quiet = quiet
-        core.post(.quietChanged)
+        let core = state.withLock { state in
+            if state.core == nil { state.quiet = .some(quiet) }
+            return state.core
+        }
+        core?.quiet = quiet
+        core?.post(.quietChanged)
     }
 
     /// Stops every sound and closes the devices (on the player's thread; it waits for them at
@@ -279,7 +355,13 @@ public final class NotificationSoundPlayer: Sendable {
     /// delivered are dropped; awaiting Tasks resume with `.cancelled`; once it returns, no
     /// completion runs (it waits only for one running at that moment, unless called from inside
     /// it). Later `play` calls throw `.closed`.
-    public func close() { core.close() }
+    public func close() {
+        let core = state.withLock { state in
+            state.closed = true
+            return state.core
+        }
+        core?.close()
+    }
 
     /// Lets what plays end, then closes every device once it has played its last frame, without
     /// waiting for `idleTimeout`: for a host that plays and then exits. `completion` runs on the
@@ -288,7 +370,7 @@ public final class NotificationSoundPlayer: Sendable {
     /// stuck in the system may never let it run, so a host bounds its own wait. After ``close()``
     /// it never runs, as no completion does.
     public func drain(completion: @escaping @Sendable ([StreamFigures]) -> Void) {
-        core.post(.drain(completion))
+        core(starting: true)?.post(.drain(completion))
     }
 
     // MARK: Internals
@@ -308,11 +390,12 @@ public final class NotificationSoundPlayer: Sendable {
     }
 
     private func submit(_ request: PlayRequest, _ completion: Completion) throws(NotificationSoundError) -> PlaybackID {
-        try core.submit(request, completion).id
+        guard let core = core(starting: true) else { throw .closed }
+        return try core.submit(request, completion).id
     }
 
     private func awaitReport(_ request: PlayRequest) async throws(NotificationSoundError) -> PlaybackReport {
-        let core = self.core
+        guard let core = core(starting: true) else { throw .closed }
         let id = Mutex<PlaybackID?>(nil)
         let refusal = Mutex<NotificationSoundError?>(nil)  // set when nothing was queued: closed, or busy
         let report = await withTaskCancellationHandler {

@@ -108,6 +108,9 @@ final class PlayerControl {
     static func start(_ core: PlayerCore) -> Bool {
         JoinableThread.detached {
             noti_name_this_thread("noti-play-ctl")
+            // The user's settings, read here rather than on a caller's thread (a `configure`
+            // queued already makes the policy anew from them and its own).
+            if core.configuration.policy == nil { core.policy = SoundPolicy.load().policy }
             let control = PlayerControl(core: core)
             taking: while true {
                 switch core.nextCommand(deadline: control.nextDeadline) {

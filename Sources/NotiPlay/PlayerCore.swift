@@ -137,6 +137,13 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
         return submitted
     }
 
+    /// The host's settings (``NotificationSoundPlayer/configure(_:)``): the limits at once, for
+    /// the next request; the policy on the control thread, which reads noti-play.conf.
+    func apply(_ settings: PlayerSettings) {
+        limits = settings.applied(to: configuration.limits)
+        post(.configure(settings))
+    }
+
     /// Queues a command; false once closed (then it is dropped).
     @discardableResult
     func post(_ command: PlayerCommand) -> Bool {

@@ -47,8 +47,9 @@ final class SoundCache: Sendable {
         var layout: ChannelLayout?
         /// The formats it was read under when libsndfile read it (a theme's Ogg); nil when the
         /// pure-Swift decoder did, whose formats every request allows. A request that does not
-        /// allow them (a notification's `sound-file` naming that Ogg) is not served from here,
-        /// so the cache never plays what the file itself would be refused for.
+        /// allow them (a `sound-file` naming that Ogg through a hard link outside the theme
+        /// folders) is not served from here, so the cache never plays what the file itself
+        /// would be refused for.
         var readByLibsndfileAs: SoundFormats?
         var converted: [StreamShape: DecodedSound] = [:]
         /// Its place in the play order (``State/uses``): when it was last played or recorded.

@@ -64,7 +64,8 @@ public struct SoundResolver: Sendable {
         case .notificationFile(let path):
             // Relative to what? The daemon's working folder means nothing to the sender.
             guard path.bytes.first == UInt8(ascii: "/") else { throw .unreadable(path.description, "a notification's sound-file must be an absolute path") }
-            file = SoundFile(try Self.open(path), formats: .notificationSound)
+            let opened = try Self.open(path)
+            file = SoundFile(opened, formats: .forNotificationFile(opened, themeFolders: SoundTheme.standardBaseFolders))
         }
 
         var parsed: ParsedSound

@@ -9,13 +9,27 @@ import Glibc
 /// Which formats a file may be played in, by who named it.
 public enum SoundFormats: Sendable, Equatable {
     /// The formats a notification sound may have: WAV, AIFF/AIFC and CAF with Linear PCM, IMA
-    /// ADPCM, µ-law or A-law, decoded in Swift. For names from notifications (untrusted).
+    /// ADPCM, µ-law or A-law, decoded in Swift. For names from notifications (untrusted), and a
+    /// notification's `sound-file` outside the sound theme folders (``forNotificationFile(_:themeFolders:)``).
     case notificationSound
     /// Those, plus the Ogg Vorbis/Opus and FLAC files of the freedesktop sound theme (libsndfile;
-    /// FLAC in Ogg through libFLAC).
+    /// FLAC in Ogg through libFLAC). For theme sounds, and a `sound-file` inside a theme folder.
     case themeSound
     /// Whatever libsndfile reads too: a path the user gave (command line, configuration).
     case anyReadable
+}
+
+extension SoundFormats {
+    /// What a notification's `sound-file` may be: a theme sound's formats when the file that
+    /// was opened lies inside one of `themeFolders` (what the theme plays by name, a sender may
+    /// name by path: `bell.oga`), a notification sound's elsewhere. Judged on the descriptor's
+    /// real location, never on the path given: a symlink or a `..` counts where it leads, so a
+    /// link in a theme folder to an Ogg elsewhere stays refused.
+    static func forNotificationFile(_ file: RegularFile, themeFolders: [String]) -> SoundFormats {
+        guard let location = FileSystem.location(of: file),
+              themeFolders.contains(where: { FileSystem.contains($0, location) }) else { return .notificationSound }
+        return .themeSound
+    }
 }
 
 /// A sound file opened once (see ``RegularFile``), with the formats it may be decoded as. Every

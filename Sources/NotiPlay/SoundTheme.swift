@@ -62,10 +62,13 @@ public struct SoundTheme: Sendable {
 
     public init(name: String = "freedesktop") {
         self.name = name
-        let dataHome = FileSystem.dataHome
-        let dataDirs = FileSystem.dataDirectories
-        baseFolders = ([dataHome] + dataDirs).map { $0.appendingPath("sounds") }
+        baseFolders = Self.standardBaseFolders
         locales = SoundTheme.localeVariants()
+    }
+
+    /// `$XDG_DATA_HOME/sounds`, then `DIR/sounds` for each of `$XDG_DATA_DIRS`.
+    static var standardBaseFolders: [String] {
+        ([FileSystem.dataHome] + FileSystem.dataDirectories).map { $0.appendingPath("sounds") }
     }
 
     /// `de_DE.UTF-8@euro` gives `de_DE`, `de`; C and POSIX give none.

@@ -52,11 +52,15 @@ public func noti_play_new_with_options(
         error?.pointee = strdup("the options' size field is too small: start from NOTI_PLAY_OPTIONS_INIT")
         return nil
     }
-    let backends: [Int32: AudioBackend?] = [
-        Int32(NOTI_PLAY_BACKEND_AUTO.rawValue): nil, Int32(NOTI_PLAY_BACKEND_PIPEWIRE.rawValue): .pipewire,
-        Int32(NOTI_PLAY_BACKEND_PULSEAUDIO.rawValue): .pulse, Int32(NOTI_PLAY_BACKEND_ALSA.rawValue): .alsa,
-    ]
-    guard let backend = backends[read.backend] else {
+    // A switch, not a dictionary: a dictionary's generic type is built at run time by the
+    // Swift runtime's demangler, whose pages a host would pay for at start (issue 24).
+    let backend: AudioBackend?
+    switch UInt32(bitPattern: read.backend) {
+    case NOTI_PLAY_BACKEND_AUTO.rawValue: backend = nil
+    case NOTI_PLAY_BACKEND_PIPEWIRE.rawValue: backend = .pipewire
+    case NOTI_PLAY_BACKEND_PULSEAUDIO.rawValue: backend = .pulse
+    case NOTI_PLAY_BACKEND_ALSA.rawValue: backend = .alsa
+    default:
         error?.pointee = strdup("unknown backend \(read.backend) (noti-play.h defines NOTI_PLAY_BACKEND_AUTO, _PIPEWIRE, _PULSEAUDIO and _ALSA)")
         return nil
     }
@@ -64,7 +68,7 @@ public func noti_play_new_with_options(
     // (2^40 of nothing took minutes, in a call that must not block).
     var appFolders: [String] = []
     if let folders = read.app_folders {
-        for index in 0..<Int(clamping: read.app_folder_count) {
+        for index in 0..<max(0, Int(clamping: read.app_folder_count)) {
             if let folder = folders[index] { appFolders.append(String(cString: folder)) }
         }
     }
@@ -72,9 +76,11 @@ public func noti_play_new_with_options(
     // the host names itself.
     let applicationName = string(read.application_name) ?? String(cString: noti_abi_program_name())
     let properties = StreamProperties(applicationName: applicationName, applicationID: string(read.application_id) ?? applicationName)
-    let configuration = NotificationSoundPlayer.Configuration(
-        appFolders: appFolders, device: string(read.device) ?? "default", backend: backend, streamProperties: properties)
-    let player = NotificationSoundPlayer(configuration: configuration)
+    let device = string(read.device) ?? "default"
+    // Made at the first sound: until then a host pays for no more of the library than it loaded.
+    let player = NotificationSoundPlayer(makingConfiguration: { [appFolders] in
+        NotificationSoundPlayer.Configuration(appFolders: appFolders, device: device, backend: backend, streamProperties: properties)
+    })
     guard player.isStarted else {  // no thread to be had: as out of memory
         error?.pointee = strdup("the player could not start: no thread to be had")
         return nil

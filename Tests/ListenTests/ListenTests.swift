@@ -247,6 +247,30 @@ import Testing
         #expect(!listener.logLines.contains { $0.hasPrefix("ghost:") }, "a call to another name played")
     }
 
+    /// Issue 24: `notify-send -h string:sound-file:…/sounds/freedesktop/stereo/bell.oga` rings the
+    /// theme's bell (a sound-file inside a sound theme folder may be Ogg, as the theme's sounds
+    /// are); the same Ogg elsewhere, or reached through a link in the theme folder, is refused.
+    @Test func anOggSoundFileInsideASoundThemeFolderPlays() throws {
+        let bell = "/usr/share/sounds/freedesktop/stereo/bell.oga"
+        let theme = rig.folder.file("dirs/sounds/freedesktop/stereo"), elsewhere = rig.folder.file("elsewhere")
+        for directory in [theme, elsewhere] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        try FileManager.default.copyItem(atPath: bell, toPath: theme + "/bell.oga")
+        try FileManager.default.copyItem(atPath: bell, toPath: elsewhere + "/bell.oga")
+        try FileManager.default.createSymbolicLink(atPath: theme + "/link.oga", withDestinationPath: elsewhere + "/bell.oga")
+        _ = try rig.startServer()
+        let listener = try rig.startListener(["--interval", "0"])
+        for (app, file, outcome) in [
+            ("inside", theme + "/bell.oga", "inside: finished"),
+            ("outside", elsewhere + "/bell.oga", "\(elsewhere)/bell.oga: not a WAV, AIFF or CAF file"),
+            ("link", theme + "/link.oga", "\(theme)/link.oga: not a WAV, AIFF or CAF file"),
+        ] {
+            let lines = listener.logLines.count
+            try rig.notifySend(["-a", app, "-h", "string:sound-file:\(file)"])
+            try listener.waitForLog(outcome, after: lines)
+        }
+        #expect(!listener.logLines.contains { $0.hasPrefix("outside: finished") || $0.hasPrefix("link: finished") })
+    }
+
     /// A critical notification whose sound cannot play: each is a failure line (and, with
     /// --verbose, a decision line), none of them rate-limited by the rules.
     static let failingCritical = ListenRig.notifyCall(app: "flood", hints: [["urgency", "y", "2"], ["sound-file", "s", "/nonexistent/flood.wav"]])

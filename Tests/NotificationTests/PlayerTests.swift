@@ -190,24 +190,28 @@ import Testing
         #expect(figures.fileOpens == 3 && figures.sounds == 2, "\(figures)")
     }
 
-    /// A theme's Ogg, which libsndfile decodes, is cached too: played again it is not read.
-    /// Named by a notification's `sound-file` (WAV, AIFF and CAF only) it fails as it would
-    /// uncached: the lookup's length probe refuses it, and the cache would not serve it either.
-    @Test func aThemeOggIsCachedButNotServedToANotificationsSoundFile() async throws {
+    /// A theme's Ogg, which libsndfile decodes, is cached too: played again it is not read,
+    /// also when a notification's `sound-file` names it in its theme folder. A copy of it
+    /// elsewhere (WAV, AIFF and CAF only there) fails as it would uncached: the lookup's length
+    /// probe refuses it, and the cache would not serve it either.
+    @Test func aThemeOggIsCachedButNotServedToASoundFileOutsideTheTheme() async throws {
         let theme = "/usr/share/sounds/freedesktop/stereo/message-new-instant.oga"
         let reference = try #require(LibSndFile.decode(theme), "the freedesktop sound theme is not installed")
+        let copy = folder.file("message-new-instant.oga")
+        try FileManager.default.copyItem(atPath: theme, toPath: copy)
         let capture = folder.file("theme-twice.raw")
         let player = player(capture: capture)
         for _ in 0..<2 {
             #expect(try await player.play(NotificationRequest(soundName: "message-new-instant")).result == .finished)
         }
-        let refused = try await player.play(NotificationRequest(soundFile: SoundPath(theme)))
+        #expect(try await player.play(NotificationRequest(soundFile: SoundPath(theme))).result == .finished)
+        let refused = try await player.play(NotificationRequest(soundFile: SoundPath(copy)))
         guard case .failed(.unreadable(_, let why)) = refused.result else { Issue.record("\(refused)"); return }
         #expect(why.contains("a notification sound is WAV, AIFF/AIFC or CAF"), "\(why)")
         let figures = player.cacheFigures
         player.close()
-        #expect(figures.fileOpens == 1 && figures.sounds == 1, "\(figures)")  // the first play only: the second was cached
-        #expect(try samples(capture) == reference.samples + reference.samples)
+        #expect(figures.fileOpens == 1 && figures.sounds == 1, "\(figures)")  // the first play only: the others were cached
+        #expect(try samples(capture) == reference.samples + reference.samples + reference.samples)
     }
 
     /// A ringtone at another rate than its stream is converted as it loops (the filter runs

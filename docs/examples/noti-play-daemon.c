@@ -10,7 +10,8 @@
  *                                   sound-name, category, suppress-sound, urgency, volume; and
  *                                   the words `update` (it has a replaces_id of a notification
  *                                   still shown), `hints-only` and `ringtone`, its flags)
- *            cancel ID   pause ID   resume ID   quiet on|off|auto   wait   version   quit
+ *            cancel ID   pause ID   resume ID   quiet on|off|auto   limits on|off
+ *            wait   version   quit
  * Replies:   "started ID", "error MESSAGE", "version LIBRARY HEADER", and from the library's
  *            thread "ended ID RESULT DETAIL".
  * NOTI_PLAY_DEVICE names the ALSA device (default: "default").
@@ -123,7 +124,12 @@ int main(void) {
             else if (strcmp(verb, "resume") == 0) noti_play_resume(player, target);
             else if (strcmp(verb, "quiet") == 0 && argument)
                 noti_play_set_quiet(player, strcmp(argument, "on") == 0 ? 1 : strcmp(argument, "off") == 0 ? 0 : -1);
-            else if (strcmp(verb, "wait") == 0) {
+            else if (strcmp(verb, "limits") == 0 && argument) {
+                /* The daemon's own settings: no rate limit, or noti-play.conf's and the defaults. */
+                noti_play_settings settings = NOTI_PLAY_SETTINGS_INIT;
+                if (strcmp(argument, "off") == 0) settings.rate_interval = settings.burst_limit = 0;
+                noti_play_configure(player, &settings, NULL);
+            } else if (strcmp(verb, "wait") == 0) {
                 pthread_mutex_lock(&lock);
                 while (playing > 0) pthread_cond_wait(&changed, &lock);
                 pthread_mutex_unlock(&lock);

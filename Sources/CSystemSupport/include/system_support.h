@@ -9,4 +9,8 @@ const char *noti_object_path(const void *address);
  * show it. pthread_setname_np is a GNU extension too. */
 void noti_name_this_thread(const char *name);
 
+/* Whether a thread can be started now: one is started, doing nothing, and joined. 1 or 0. In C,
+ * so that asking runs none of the Swift code a player's threads would. */
+int noti_thread_can_start(void);
+
 #endif
