@@ -14,12 +14,33 @@ extension PipeWireTests {
     /// What the sink heard: how many samples of the recording are not silent.
     static func soundingSamples(_ recording: [Int16]) -> Int { recording.count { $0 != 0 } }
 
+    /// PipeWire chosen (`--backend pipewire`) with a device it cannot name (an ALSA PCM, a
+    /// PulseAudio sink): refused in one line, status 1, the default sink silent. It used to play
+    /// on the default sink and exit 0.
+    @Test func pipeWireChosenRefusesADeviceItCannotName() throws {
+        let server = try PipeWireServer()
+        let path = try tone("other-device.wav", seconds: 0.5)
+        for device in ["hw:9,9", "pulse:nope"] {
+            var played: ChildProcess?
+            let recording = try server.record {
+                played = try ChildProcess(TestTools.notiPlay, [path, "--backend", "pipewire", "--device", device],
+                                          environment: server.environment, in: folder)
+                played?.wait()
+            }
+            let command = try #require(played)
+            #expect(command.wait() == 1, "\(device): \(command.stderr)")
+            #expect(command.stderr == "noti-play: audio device '\(device)' (PipeWire): cannot open: PipeWire plays 'default' or 'pipewire:SINK' (see --list-devices; choose one with --device)\n",
+                    "\(command.stderr)")
+            #expect(Self.soundingSamples(recording) == 0, "\(device): the default sink played \(Self.soundingSamples(recording)) samples")
+        }
+    }
+
     /// `--device pipewire:NAME` with no sink of that name (or no name at all): one line naming
     /// the backend and the sink, status 1, and the null sink (the default) hears nothing. The
     /// rig's real sink, named the same way, plays every sample.
     @Test func aPipeWireSinkThatIsNotThereIsRefusedAndOneThatIsPlays() throws {
         let server = try PipeWireServer()
-        try server.setSetting("clock.force-quantum", "512")  // as theCommandPlaysPipeWireNativelyByDefault
+        try server.setSetting("clock.force-quantum", "2048")  // as theCommandPlaysPipeWireNativelyByDefault
         let path = try tone("named-sink.wav", seconds: 1)
         for device in ["pipewire:no_such_sink", "pipewire:"] {
             var played: ChildProcess?

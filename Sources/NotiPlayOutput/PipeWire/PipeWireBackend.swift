@@ -57,6 +57,12 @@ extension PCMBackend {
     static let pipeWireConnectMilliseconds: Int32 = 10_000
 
     private static func openPipeWire(_ name: String, _ request: PCMRequest, remote: String?) throws(DeviceError) -> PCMStream {
+        // Chosen explicitly (--backend pipewire), PipeWire still plays only what it can name: a
+        // device of ALSA's or PulseAudio's is refused, not quietly replaced by the default sink.
+        guard name == "default" || name.hasPrefix("pipewire:") else {
+            throw DeviceError(device: name, backend: .pipewire, "cannot open", code: -ENODEV,
+                              reason: "PipeWire plays 'default' or 'pipewire:SINK'")
+        }
         guard let format = request.formats.first else {
             throw DeviceError(device: name, backend: .pipewire, "cannot set the sample format", reason: "no format was asked for")
         }
