@@ -76,7 +76,9 @@ enum Mixer {
                 && !slot.pointee.endOfStream.load(ordering: .relaxed)
             summary.decoderHasWork = summary.decoderHasWork || ring || ended
         }
-        context.pointee.limiter.apply(to: mix, frames: period, channels: channels, voices: summary.activeVoices)
+        // Over the frames that will be written only: a period the decoder left empty is not
+        // written, and the gain must not move over it.
+        context.pointee.limiter.apply(to: mix, frames: summary.framesWithSound, channels: channels, voices: summary.activeVoices)
         // The whole period: frames past the sound's end stay silent for a period written whole.
         SampleConversion.convert(
             mix, count: period * channels, to: context.pointee.sampleFormat, into: context.pointee.deviceBuffer)
