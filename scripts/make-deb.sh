@@ -148,17 +148,18 @@ control() {  # control PACKAGE SECTION DEPENDS RECOMMENDS SUMMARY DESCRIPTION
     (cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | LC_ALL=C sort -z | xargs -0r md5sum) > "$root/DEBIAN/md5sums"
 }
 
-# Loaded with dlopen, so dpkg-shlibdeps cannot see them: libsndfile1 for theme sounds in
-# Ogg/FLAC, libsystemd0 for `noti-play listen`, the freedesktop theme for --sound-name.
+# Loaded with dlopen, so dpkg-shlibdeps cannot see them: libpipewire-0.3-0 and libpulse0 for
+# the desktop's sound server, libsndfile1 and libflac12 for theme sounds in Ogg/FLAC, libsystemd0
+# for `noti-play listen`, the freedesktop theme for --sound-name.
 control noti-play sound "$(shlib_depends "$(tree noti-play)/usr/bin/noti-play")" \
-    "libsndfile1, libsystemd0, sound-theme-freedesktop" \
+    "libpipewire-0.3-0, libpulse0, libsndfile1, libflac12, libsystemd0, sound-theme-freedesktop" \
     "notification sounds for Linux, the way Apple's UNNotificationSound plays them" \
-    "noti-play plays, checks and converts notification sounds (Linear PCM, IMA ADPCM, u-law and A-law in WAV, AIFF/AIFC and CAF) through ALSA, with critical sounds at an exact volume, ringtones, the freedesktop sound theme and quiet hours. 'noti-play listen' gives desktops whose notification server plays no sound the sound of every notification, from its hints."
+    "noti-play plays, checks and converts notification sounds (Linear PCM, IMA ADPCM, u-law and A-law in WAV, AIFF/AIFC and CAF) on PipeWire, PulseAudio or ALSA, with critical sounds at an exact volume, ringtones, the freedesktop sound theme and quiet hours. 'noti-play listen' gives desktops whose notification server plays no sound the sound of every notification, from its hints."
 control libnoti-play0 libs "$(shlib_depends "$lib0/$libdir/libnoti-play.so.$version")" \
-    "noti-play, libsndfile1, sound-theme-freedesktop" \
+    "noti-play, libpipewire-0.3-0, libpulse0, libsndfile1, libflac12, sound-theme-freedesktop" \
     "notification sounds for Linux daemons (shared library)" \
     "libnoti-play gives a notification daemon the sound of each notification from its hints (sound-file, sound-name, urgency, category, suppress-sound) with the semantics of Apple's UNNotificationSound: allowed folders only, the 30-second rule, critical sounds, ringtones, quiet hours. Calls never block; results arrive on one callback thread. The Swift runtime is linked in; the bundled default sounds come with the noti-play package."
-control libnoti-play-dev libdevel "libnoti-play0 (= $version), libasound2-dev" "" \
+control libnoti-play-dev libdevel "libnoti-play0 (= $version)" "" \
     "notification sounds for Linux daemons (development files)" \
     "The header noti-play.h, the libnoti-play.so link and the pkg-config file noti-play.pc for building notification daemons on libnoti-play: gcc daemon.c \$(pkg-config --cflags --libs noti-play)."
 
