@@ -37,6 +37,17 @@ import Testing
         #expect(devices.last?.description == "A speaker")
     }
 
+    /// Under ALSA's own configuration on a machine without a sound card (a container, CI), the
+    /// list prints no "ALSA lib … cannot find card '0'" lines: looking where `default` goes
+    /// captures ALSA's diagnostics as every other call does (there were seven).
+    @Test func alsasOwnConfigurationWithoutACardPrintsNoALSADiagnostics() throws {
+        let result = try TestTools.run(TestTools.notiPlay, ["--list-devices"],
+                                       environment: ["XDG_RUNTIME_DIR": folder.path, "PIPEWIRE_RUNTIME_DIR": folder.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("ALSA lib"), "\(result.stderr)")
+        #expect(result.stdoutText.hasPrefix("default "), "\(result.stdoutText)")
+    }
+
     /// Names and descriptions from the configuration reach the terminal escaped, one line each.
     @Test func aDescriptionCannotSteerTheTerminal() throws {
         let devices = try list("escape", "pcm.!default { type pulse }\npcm.evil { type null hint { show on description \"a\\033[2Jb\" } }\n")

@@ -44,6 +44,11 @@ extension ALSAConfiguration {
     /// the device; nil for any other definition. `pcm.!default "pulse"` names another definition:
     /// followed a few steps, no further.
     static func serverPlugin(of device: String) -> ServerPlugin? {
+        // Searching a card's definition prints "cannot find card '0'" on a machine without one.
+        withALSADiagnosticsCaptured { findServerPlugin(of: device) }
+    }
+
+    private static func findServerPlugin(of device: String) -> ServerPlugin? {
         var top: OpaquePointer?
         guard snd_config_update_ref(&top) >= 0, let top else { return nil }
         defer { snd_config_unref(top) }

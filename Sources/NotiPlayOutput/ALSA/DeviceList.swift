@@ -30,6 +30,11 @@ public enum PlaybackDevices {
     /// Where `default` goes, read from ALSA's configuration without opening it (opening may
     /// start a sound server or block): the sound server, or the card `defaults.pcm.card` names.
     static func defaultDescription() -> String {
+        // Searching a card's definition prints "cannot find card '0'" on a machine without one.
+        withALSADiagnosticsCaptured { describeDefault() }
+    }
+
+    private static func describeDefault() -> String {
         var top: OpaquePointer?
         guard snd_config_update_ref(&top) >= 0, let top else { return "ALSA's default device (its configuration cannot be read)" }
         defer { snd_config_unref(top) }
