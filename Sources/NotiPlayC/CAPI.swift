@@ -108,6 +108,38 @@ public func noti_play_free(_ context: OpaquePointer?) {
     unmanaged.release()
 }
 
+public typealias NotiPlayReportCallback = @convention(c) (UnsafeRawPointer?, UnsafeMutableRawPointer?) -> Void
+
+/// noti-play.h's result code for a report, and its one-line detail: the reason for SILENCED and
+/// FAILED, otherwise the warnings.
+private func resultAndDetail(_ report: PlaybackReport) -> (Int32, String) {
+    let warnings = report.warnings.joined(separator: "; ")
+    return switch report.result {
+    case .finished: (0, warnings)
+    case .cancelled: (1, warnings)
+    case .silenced(let why): (2, why)
+    case .failed(let error): (3, error.description)
+    case .preempted: (4, warnings)
+    case .replaced: (5, warnings)
+    }
+}
+
+/// noti-play.h's noti_play_error for a result.
+private func errorCode(_ result: PlaybackResult) -> noti_play_error {
+    switch result {
+    case .finished, .cancelled, .preempted, .replaced: NOTI_PLAY_ERROR_NONE
+    case .silenced: NOTI_PLAY_ERROR_SILENCED
+    case .failed(let error):
+        switch error {
+        case .notFound, .themeLookupStopped: NOTI_PLAY_ERROR_NOT_FOUND
+        case .invalidName, .unreadable, .attachment: NOTI_PLAY_ERROR_UNREADABLE
+        case .device: NOTI_PLAY_ERROR_DEVICE_FAILED
+        case .deviceTimeout, .deviceStalled, .deviceUnresponsive: NOTI_PLAY_ERROR_DEVICE_STALLED
+        case .invalidVolume, .invalidSetting, .playback, .closed, .busy: NOTI_PLAY_ERROR_OTHER
+        }
+    }
+}
+
 /// The user data pointer travels with the callback; it is the caller's, never dereferenced here.
 private struct CallbackTarget: @unchecked Sendable {
     let callback: NotiPlayCallback?
@@ -116,17 +148,35 @@ private struct CallbackTarget: @unchecked Sendable {
     /// Calls the C callback with noti-play.h's result code and its one-line detail.
     func report(_ report: PlaybackReport) {
         guard let callback else { return }
-        let warnings = report.warnings.joined(separator: "; ")
-        let (code, detail): (Int32, String) = switch report.result {
-        case .finished: (0, warnings)
-        case .cancelled: (1, warnings)
-        case .silenced(let why): (2, why)
-        case .failed(let error): (3, error.description)
-        case .preempted: (4, warnings)
-        case .replaced: (5, warnings)
-        }
+        let (code, detail) = resultAndDetail(report)
         detail.withCString { callback(UInt64(report.id.rawValue), code, $0, userData) }
     }
+}
+
+/// A noti_play_report_callback and its user data.
+private struct ReportTarget: @unchecked Sendable {
+    let callback: NotiPlayReportCallback?
+    let userData: UnsafeMutableRawPointer?
+
+    /// Calls the C callback with a noti_play_report that lives for the call.
+    func report(_ report: PlaybackReport) {
+        guard let callback else { return }
+        let (code, detail) = resultAndDetail(report)
+        detail.withCString { detail in
+            withOptionalCString(report.file) { file in
+                var shown = noti_play_report(
+                    size: MemoryLayout<noti_play_report>.size, id: UInt64(report.id.rawValue),
+                    result: noti_play_result(rawValue: UInt32(code)), error: errorCode(report.result), detail: detail, file: file)
+                withUnsafePointer(to: &shown) { callback(UnsafeRawPointer($0), userData) }
+            }
+        }
+    }
+}
+
+/// `body` with `text` as a C string, or NULL.
+private func withOptionalCString<T>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> T) -> T {
+    guard let text else { return body(nil) }
+    return text.withCString { body($0) }
 }
 
 /// Runs a play call: its id, or 0 with the one-line reason in `error`.
@@ -174,6 +224,22 @@ public func noti_play_notify(
     _ context: OpaquePointer?, _ request: UnsafeRawPointer?,
     _ callback: NotiPlayCallback?, _ userData: UnsafeMutableRawPointer?, _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
 ) -> UInt64 {
+    notify(context, request, error, completion: CallbackTarget(callback: callback, userData: userData).report)
+}
+
+@_cdecl("noti_play_notify_reporting")
+public func noti_play_notify_reporting(
+    _ context: OpaquePointer?, _ request: UnsafeRawPointer?,
+    _ callback: NotiPlayReportCallback?, _ userData: UnsafeMutableRawPointer?, _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> UInt64 {
+    notify(context, request, error, completion: ReportTarget(callback: callback, userData: userData).report)
+}
+
+/// A notification's request, read through its C layout, played with `completion`.
+private func notify(
+    _ context: OpaquePointer?, _ request: UnsafeRawPointer?, _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+    completion: @escaping @Sendable (PlaybackReport) -> Void
+) -> UInt64 {
     guard let request else { error?.pointee = strdup("no request given"); return 0 }
     // Through the C compiler's own layout, each field only where the caller's size covers it.
     var read = noti_play_request()
@@ -198,9 +264,8 @@ public func noti_play_notify(
     if flags & flagSuppress != 0 { hints.suppressSound = true }
     hints.isUpdate = flags & flagRequestUpdate != 0
     hints.hintsOnly = flags & flagRequestHintsOnly != 0
-    let target = CallbackTarget(callback: callback, userData: userData)
     return play(context, error) { (player) throws(NotificationSoundError) in
-        try player.play(hints, completion: target.report)
+        try player.play(hints, completion: completion)
     }
 }
 

@@ -114,6 +114,37 @@ enum {
  */
 typedef void (*noti_play_callback)(uint64_t id, noti_play_result result, const char *detail, void *user_data);
 
+/* Why a sound did not play to its end, as a code a host can act on (the detail says more). */
+typedef enum {
+    NOTI_PLAY_ERROR_NONE = 0,           /* FINISHED, CANCELLED, PREEMPTED, REPLACED */
+    NOTI_PLAY_ERROR_SILENCED = 1,       /* SILENCED on purpose: quiet, suppress-sound, a rate limit, ... */
+    NOTI_PLAY_ERROR_NOT_FOUND = 2,      /* no sound of that name in the allowed folders or the theme */
+    NOTI_PLAY_ERROR_UNREADABLE = 3,     /* the file could not be read (a sound-file that is not
+                                           there, a link, not a regular file), is in a format not
+                                           allowed there, or does not decode */
+    NOTI_PLAY_ERROR_DEVICE_FAILED = 4,  /* the device or sound server would not open, or stopped */
+    NOTI_PLAY_ERROR_DEVICE_STALLED = 5, /* it did not open, or took no sound, within 5 s; or an earlier
+                                           open or write of it has not returned */
+    NOTI_PLAY_ERROR_OTHER = 6           /* anything else: the detail says what */
+} noti_play_error;
+
+/*
+ * How a sound ended, for a host that wants more than the callback above gives. Valid during the
+ * call only. `size` is the library's sizeof(noti_play_report): a host built against an older
+ * header reads only the fields it knows, a newer one checks `size` before reading past them.
+ */
+typedef struct {
+    size_t size;
+    uint64_t id;
+    noti_play_result result;
+    noti_play_error error;
+    const char *detail;  /* as the callback's `detail` */
+    const char *file;    /* the file that played, or was to (control characters escaped); NULL
+                            when none was found or none looked up */
+} noti_play_report;
+
+typedef void (*noti_play_report_callback)(const noti_play_report *report, void *user_data);
+
 /* Where the sound goes (noti_play_options.backend). */
 typedef enum {
     NOTI_PLAY_BACKEND_AUTO = 0,       /* for "default": the desktop's sound server natively (PipeWire,
@@ -216,6 +247,9 @@ typedef struct {
 /* Plays the sound a notification asks for (see noti_play_request). */
 uint64_t noti_play_notify(noti_play *context, const noti_play_request *request,
                           noti_play_callback callback, void *user_data, char **error);
+/* The same, reporting its end as a noti_play_report: the error code and the file that played. */
+uint64_t noti_play_notify_reporting(noti_play *context, const noti_play_request *request,
+                                    noti_play_report_callback callback, void *user_data, char **error);
 
 /*
  * Plays a file by path (trusted callers only), a sound name from a notification (a file name,

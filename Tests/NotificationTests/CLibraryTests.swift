@@ -362,6 +362,78 @@ import Testing
         #expect(Array(written.prefix(chimeSamples.count)) == chimeSamples.map { $0 * 0.5 }, "the first chime is not at half volume")
     }
 
+    /// noti_play_notify_reporting: the end as a noti_play_report, with an error code a host can
+    /// act on and the file that played: the WAV named; none for a sound-file that is not there
+    /// (unreadable), nor for a suppressed sound; a file that is no sound, unreadable.
+    @Test func aReportSaysWhichFilePlayedAndWhyOneDidNot() throws {
+        let source = folder.file("report.c")
+        try #"""
+            #include <noti-play.h>
+            #include <pthread.h>
+            #include <stdio.h>
+            #include <string.h>
+
+            static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+            static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+            static int answered = 0;
+
+            static void on_end(const noti_play_report *report, void *user_data) {
+                (void)user_data;
+                pthread_mutex_lock(&lock);
+                printf("%llu result %d error %d file %s size-ok %d detail %s\n", (unsigned long long)report->id,
+                       (int)report->result, (int)report->error, report->file ? report->file : "(none)",
+                       report->size >= sizeof *report, report->detail);
+                answered++;
+                pthread_cond_signal(&changed);
+                pthread_mutex_unlock(&lock);
+            }
+
+            static void play(noti_play *player, const char *file, int suppress) {
+                noti_play_request request = NOTI_PLAY_REQUEST_INIT;
+                request.sound_file = file;
+                request.suppress_sound = suppress;
+                int before = answered;
+                if (noti_play_notify_reporting(player, &request, on_end, NULL, NULL) == 0) { printf("refused\n"); return; }
+                pthread_mutex_lock(&lock);
+                while (answered == before) pthread_cond_wait(&changed, &lock);
+                pthread_mutex_unlock(&lock);
+            }
+
+            int main(int argc, char **argv) {
+                if (argc != 4) return 64;
+                noti_play_options options = NOTI_PLAY_OPTIONS_INIT;
+                options.device = argv[1];
+                noti_play *player = noti_play_new_with_options(&options, NULL);
+                noti_play_settings settings = NOTI_PLAY_SETTINGS_INIT;
+                settings.rate_interval = settings.burst_limit = 0;
+                settings.read_user_configuration = 0;
+                noti_play_configure(player, &settings, NULL);
+                play(player, argv[2], 0);
+                play(player, "/nonexistent/gone.wav", 0);
+                play(player, argv[2], 1);
+                play(player, argv[3], 0);
+                noti_play_free(player);
+                return 0;
+            }
+            """#.write(toFile: source, atomically: true, encoding: .utf8)
+        let program = try build(source, named: "report")
+        let chime = folder.file("report-chime.wav")
+        try TestTools.runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=880:d=0.1", "-ac", "2", "-c:a", "pcm_s16le", "-y", chime])
+        let text = folder.file("report-not-a-sound.wav")
+        try "not a sound\n".write(toFile: text, atomically: true, encoding: .utf8)
+        let result = try TestTools.run("/bin/sh", ["-c", "cd / && exec \"$0\" \"$1\" \"$2\" \"$3\"", program,
+                                                   "file:FILE=\(folder.file("report.raw")),FORMAT=raw", chime, text],
+                                       environment: ["XDG_CONFIG_HOME": folder.file("config"), "XDG_DATA_HOME": folder.file("data")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdoutText.split(separator: "\n").map(String.init)
+        try #require(lines.count == 4, "\(lines)")
+        #expect(lines[0] == "1 result 0 error 0 file \(chime) size-ok 1 detail ", "\(lines[0])")
+        #expect(lines[1] == "2 result 3 error 3 file (none) size-ok 1 detail /nonexistent/gone.wav: cannot open: No such file or directory",
+                "\(lines[1])")
+        #expect(lines[2] == "3 result 2 error 1 file (none) size-ok 1 detail the notification asks for no sound (suppress-sound)", "\(lines[2])")
+        #expect(lines[3].hasPrefix("4 result 3 error 3 file ") && lines[3].contains("detail \(text): "), "\(lines[3])")
+    }
+
     /// Issue 23's C side. noti_play_new with NULL folders and a huge count returns (NULL folders
     /// are no folders; before, it looped over the count, 10^9 in 0.44 s and 2^62 in years, in a
     /// call that must not block: a watchdog ends it). A flood of play calls, more than a host
