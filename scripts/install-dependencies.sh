@@ -34,6 +34,7 @@ packages=(
     libsystemd-dev       # sd-bus's header: `noti-play listen` talks to the session bus through it (libsystemd.so.0, loaded when listen starts)
     dbus-daemon dbus-bin # the listen tests' private session bus; dbus-send, which dunstctl uses
     libglib2.0-bin       # gdbus: the listen tests' raw (and malformed) Notify calls
+    libglib2.0-dev       # GIO's headers: the tests build docs/examples/glib-notification-daemon.c
     libnotify-bin        # notify-send: the notifications people send
     dunst xvfb           # a real notification daemon, on a virtual X display (Xvfb)
     dpkg-dev             # dpkg-shlibdeps and dpkg-architecture: scripts/make-deb.sh computes the packages' Depends
