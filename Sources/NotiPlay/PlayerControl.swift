@@ -136,7 +136,8 @@ final class PlayerControl {
         case .cancel(let id): cancel(id)
         case .quietChanged:
             silenceNonCritical()
-        case .configure(let settings):
+        case .configure:
+            guard let settings = core.takePendingSettings() else { return }
             let base = !settings.readsUserConfiguration ? SoundPolicy() : core.configuration.policy ?? SoundPolicy.load().policy
             core.policy = settings.applied(to: base)
             silenceNonCritical()

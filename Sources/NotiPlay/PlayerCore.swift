@@ -30,9 +30,10 @@ enum PlayerCommand: Sendable {
     case pause(PlaybackID, Bool)
     /// The host's quiet switch changed: non-critical sounds playing or waiting now end if it is on.
     case quietChanged
-    /// The host's settings: the policy is made anew from them (reading noti-play.conf here, on
-    /// the control thread), and do-not-disturb turned on ends what plays.
-    case configure(PlayerSettings)
+    /// The host's latest settings (``PlayerCore/takePendingSettings()``): the policy is made
+    /// anew from them (reading noti-play.conf here, on the control thread), and do-not-disturb
+    /// turned on ends what plays.
+    case configure
     case voiceEnded(PlaybackID, VoiceOutcome)
     case deviceOpened(EngineKey, attempt: Int, Result<PlaybackEngine, DeviceError>)
     /// A stalled stream's close returned: its threads are free.
@@ -92,6 +93,8 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
     private var devicesClosed = false
     private var quietOverride: Bool?
     private var currentPolicy: SoundPolicy
+    /// The latest settings a host gave, until the control thread makes its policy from them.
+    private var pendingSettings: PlayerSettings?
     private var nextID = 0
     /// Decided under the lock at each call, so that the rate is judged in the order, and at the
     /// time, the notifications were asked for (a few comparisons: no call waits for them).
@@ -139,9 +142,27 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
 
     /// The host's settings (``NotificationSoundPlayer/configure(_:)``): the limits at once, for
     /// the next request; the policy on the control thread, which reads noti-play.conf.
+    /// Only the latest settings wait (a host calling it in a loop queues nothing more), and
+    /// ahead of the critical plays asked after it, which are looked up before other commands.
     func apply(_ settings: PlayerSettings) {
-        limits = settings.applied(to: configuration.limits)
-        post(.configure(settings))
+        condition.withLock {
+            guard !closed else { return }
+            rules.limits = settings.applied(to: configuration.limits)
+            let waiting = pendingSettings != nil
+            pendingSettings = settings
+            if !waiting {
+                criticalPlays.append(.configure)
+                condition.broadcast()
+            }
+        }
+    }
+
+    /// The settings `apply` left for the control thread, taken once.
+    func takePendingSettings() -> PlayerSettings? {
+        condition.withLock {
+            defer { pendingSettings = nil }
+            return pendingSettings
+        }
     }
 
     /// Queues a command; false once closed (then it is dropped).

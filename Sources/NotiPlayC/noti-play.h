@@ -223,7 +223,7 @@ void noti_play_free(noti_play *context);
  *     all apps in that second, so that a burst of notifications is not a burst of sounds; a
  *     critical notification always passes (the voice limit bounds them).
  * A ringtone (NOTI_PLAY_RINGTONE, a call category) not cancelled within 30 s of its call stops
- * then, FINISHED with a warning: a call nobody answered or closed must not ring for ever. The
+ * then, faded, and reports FINISHED: a call nobody answered or closed must not ring for ever. The
  * sounds of the other play calls are never rate limited; their ringtones are capped too.
  * urgency 2 (critical) makes it a critical sound: through quiet hours and do-not-disturb, at
  * exactly `volume`, fading the other sounds out. desktop_entry (else app_name) names the app whose

@@ -364,7 +364,9 @@ import Testing
 
     /// noti_play_notify_reporting: the end as a noti_play_report, with an error code a host can
     /// act on and the file that played: the WAV named; none for a sound-file that is not there
-    /// (unreadable), nor for a suppressed sound; a file that is no sound, unreadable.
+    /// (unreadable), nor for a suppressed sound; a file that is no sound, unreadable. A critical
+    /// request right after noti_play_configure plays the critical sound configured (critical
+    /// requests are looked up ahead of others, and used to overtake the settings).
     @Test func aReportSaysWhichFilePlayedAndWhyOneDidNot() throws {
         let source = folder.file("report.c")
         try #"""
@@ -407,7 +409,16 @@ import Testing
                 noti_play_settings settings = NOTI_PLAY_SETTINGS_INIT;
                 settings.rate_interval = settings.burst_limit = 0;
                 settings.read_user_configuration = 0;
+                settings.critical_sound = argv[2];
                 noti_play_configure(player, &settings, NULL);
+                /* Critical requests go ahead of the others: not ahead of the settings before them. */
+                noti_play_request critical = NOTI_PLAY_REQUEST_INIT;
+                critical.urgency = 2;
+                int before = answered;
+                noti_play_notify_reporting(player, &critical, on_end, NULL, NULL);
+                pthread_mutex_lock(&lock);
+                while (answered == before) pthread_cond_wait(&changed, &lock);
+                pthread_mutex_unlock(&lock);
                 play(player, argv[2], 0);
                 play(player, "/nonexistent/gone.wav", 0);
                 play(player, argv[2], 1);
@@ -426,12 +437,13 @@ import Testing
                                        environment: ["XDG_CONFIG_HOME": folder.file("config"), "XDG_DATA_HOME": folder.file("data")])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdoutText.split(separator: "\n").map(String.init)
-        try #require(lines.count == 4, "\(lines)")
-        #expect(lines[0] == "1 result 0 error 0 file \(chime) size-ok 1 detail ", "\(lines[0])")
-        #expect(lines[1] == "2 result 3 error 3 file (none) size-ok 1 detail /nonexistent/gone.wav: cannot open: No such file or directory",
-                "\(lines[1])")
-        #expect(lines[2] == "3 result 2 error 1 file (none) size-ok 1 detail the notification asks for no sound (suppress-sound)", "\(lines[2])")
-        #expect(lines[3].hasPrefix("4 result 3 error 3 file ") && lines[3].contains("detail \(text): "), "\(lines[3])")
+        try #require(lines.count == 5, "\(lines)")
+        #expect(lines[0] == "1 result 0 error 0 file \(chime) size-ok 1 detail ", "the critical default configured: \(lines[0])")
+        #expect(lines[1] == "2 result 0 error 0 file \(chime) size-ok 1 detail ", "\(lines[1])")
+        #expect(lines[2] == "3 result 3 error 3 file (none) size-ok 1 detail /nonexistent/gone.wav: cannot open: No such file or directory",
+                "\(lines[2])")
+        #expect(lines[3] == "4 result 2 error 1 file (none) size-ok 1 detail the notification asks for no sound (suppress-sound)", "\(lines[3])")
+        #expect(lines[4].hasPrefix("5 result 3 error 3 file ") && lines[4].contains("detail \(text): "), "\(lines[4])")
     }
 
     /// Issue 23's C side. noti_play_new with NULL folders and a huge count returns (NULL folders
