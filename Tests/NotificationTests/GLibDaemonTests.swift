@@ -35,9 +35,11 @@ import Testing
         try waitForLine("ended \(first) finished")
         #expect(try rig.notifySend(["-a", "Chat", "-r", String(first), "-h", "int:value:40"]) == first)
         try waitForLine("ended \(first) silenced an update of a notification names no sound of its own")
-        // A call rings until its notification is closed.
+        // A call rings until its notification is closed, though its text was updated meanwhile.
         let call = try rig.notifySend(["-a", "Phone", "-h", "string:category:call.incoming"])
         usleep(300_000)
+        #expect(try rig.notifySend(["-a", "Phone", "-r", String(call)]) == call)
+        try waitForLine("ended \(call) silenced an update of a notification names no sound of its own")
         #expect(try rig.gdbus("CloseNotification", [String(call)]).status == 0)
         try waitForLine("ended \(call) cancelled")
         // Paused, the next call's ringing ends, and a critical sound still plays.
@@ -49,6 +51,7 @@ import Testing
         try waitForLine("ended \(critical) finished")
         daemon.signal(SIGTERM)
         #expect(daemon.wait() == 0, "\(daemon.stderr)")
+        #expect(!daemon.stdout.contains("ended \(call) finished"), "the call rang to its cap: \(daemon.stdout)")
 
         // The tap: the chime, then the critical chime (the ringtones in between, cut short).
         let played = try rig.tap.captured().withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }

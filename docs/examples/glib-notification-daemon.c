@@ -30,7 +30,7 @@ static const char *introspection =
 static noti_play *player;
 static GMainLoop *loop;
 static guint32 last_id;
-static GHashTable *sounds; /* notification id -> sound id (a notification still shown) */
+static GHashTable *sounds; /* notification id -> its sounds' ids (GArray of guint64), while shown */
 
 /* From noti-play's callback thread: print, and nothing else (the main loop owns the table). */
 static void ended(uint64_t sound, noti_play_result result, const char *detail, void *data) {
@@ -67,14 +67,24 @@ static void called(GDBusConnection *bus, const char *sender, const char *path, c
         gboolean update = replaces != 0 && g_hash_table_contains(sounds, GUINT_TO_POINTER(replaces));
         guint32 id = update ? replaces : ++last_id;
         guint64 sound = play(app_name, hints, update, id);
-        if (sound) g_hash_table_insert(sounds, GUINT_TO_POINTER(id), g_memdup2(&sound, sizeof sound));
+        /* Every sound of the notification, its updates' too: a call updated while it rings
+         * must still stop ringing when it is closed. */
+        GArray *ids = g_hash_table_lookup(sounds, GUINT_TO_POINTER(id));
+        if (!ids) g_hash_table_insert(sounds, GUINT_TO_POINTER(id), ids = g_array_new(FALSE, FALSE, sizeof(guint64)));
+        if (sound) g_array_append_val(ids, sound);
         g_variant_unref(hints);
         g_dbus_method_invocation_return_value(invocation, g_variant_new("(u)", id));
     } else if (g_strcmp0(method, "CloseNotification") == 0) {
         guint32 id;
         g_variant_get(parameters, "(u)", &id);
-        guint64 *sound = g_hash_table_lookup(sounds, GUINT_TO_POINTER(id));
-        if (sound) noti_play_cancel(player, *sound); /* a call's ringtone stops with its notification */
+        GArray *ids = g_hash_table_lookup(sounds, GUINT_TO_POINTER(id));
+        if (!ids) {
+            /* The specification: an error for a notification that does not exist (any more). */
+            g_dbus_method_invocation_return_dbus_error(invocation, "org.freedesktop.Notifications.Error.NotFound", "");
+            return;
+        }
+        /* A call's ringtone stops with its notification (an id that ended already is ignored). */
+        for (guint i = 0; i < ids->len; i++) noti_play_cancel(player, g_array_index(ids, guint64, i));
         g_hash_table_remove(sounds, GUINT_TO_POINTER(id));
         g_dbus_connection_emit_signal(bus, NULL, path, "org.freedesktop.Notifications", "NotificationClosed",
                                       g_variant_new("(uu)", id, 3), NULL);
@@ -128,7 +138,7 @@ int main(void) {
         fprintf(stderr, "%s\n", error ? error : "no player");
         return 1;
     }
-    sounds = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+    sounds = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_array_unref);
     GDBusNodeInfo *node = g_dbus_node_info_new_for_xml(introspection, NULL);
     guint owner = g_bus_own_name(G_BUS_TYPE_SESSION, "org.freedesktop.Notifications", G_BUS_NAME_OWNER_FLAGS_NONE,
                                  bus_acquired, name_acquired, name_lost, node, NULL);
