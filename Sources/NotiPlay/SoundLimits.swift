@@ -71,8 +71,11 @@ struct RequestRules {
     }
 
     private mutating func forget(before cutoff: Double) {
-        recentStarts.removeAll { $0 <= cutoff }
-        // Bounded by the burst limit per interval (or the apps of one interval), so this stays small.
+        // `recentStarts` is in order, and every app's last sound is one of them: when the oldest
+        // has not expired, nothing has, and the call (under the player's lock) does no more.
+        let expired = recentStarts.firstIndex { $0 > cutoff } ?? recentStarts.count
+        guard expired > 0 else { return }
+        recentStarts.removeFirst(expired)
         lastSound = lastSound.filter { $0.value > cutoff }
     }
 }

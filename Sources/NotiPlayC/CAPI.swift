@@ -10,11 +10,12 @@ import Glibc
 
 public typealias NotiPlayCallback = @convention(c) (UInt64, Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void
 
-private let flagCritical: UInt32 = 1 << 0
-private let flagRingtone: UInt32 = 1 << 1
-private let flagSuppress: UInt32 = 1 << 2
-private let flagRequestUpdate: UInt32 = 1 << 3
-private let flagRequestHintsOnly: UInt32 = 1 << 4
+// The header's flags, as the C compiler reads them (CNotiPlayABI imports noti-play.h).
+private let flagCritical = UInt32(NOTI_PLAY_CRITICAL)
+private let flagRingtone = UInt32(NOTI_PLAY_RINGTONE)
+private let flagSuppress = UInt32(NOTI_PLAY_SUPPRESS)
+private let flagRequestUpdate = UInt32(NOTI_PLAY_REQUEST_UPDATE)
+private let flagRequestHintsOnly = UInt32(NOTI_PLAY_REQUEST_HINTS_ONLY)
 /// What a notification's request may say of itself: noti_play_notify's alone.
 private let requestFlags = flagRequestUpdate | flagRequestHintsOnly
 private let knownFlags = flagCritical | flagRingtone | flagSuppress | requestFlags
@@ -112,15 +113,15 @@ public typealias NotiPlayReportCallback = @convention(c) (UnsafeRawPointer?, Uns
 
 /// noti-play.h's result code for a report, and its one-line detail: the reason for SILENCED and
 /// FAILED, otherwise the warnings.
-private func resultAndDetail(_ report: PlaybackReport) -> (Int32, String) {
+private func resultAndDetail(_ report: PlaybackReport) -> (noti_play_result, String) {
     let warnings = report.warnings.joined(separator: "; ")
     return switch report.result {
-    case .finished: (0, warnings)
-    case .cancelled: (1, warnings)
-    case .silenced(let why): (2, why)
-    case .failed(let error): (3, error.description)
-    case .preempted: (4, warnings)
-    case .replaced: (5, warnings)
+    case .finished: (NOTI_PLAY_FINISHED, warnings)
+    case .cancelled: (NOTI_PLAY_CANCELLED, warnings)
+    case .silenced(let why): (NOTI_PLAY_SILENCED, why)
+    case .failed(let error): (NOTI_PLAY_FAILED, error.description)
+    case .preempted: (NOTI_PLAY_PREEMPTED, warnings)
+    case .replaced: (NOTI_PLAY_REPLACED, warnings)
     }
 }
 
@@ -149,7 +150,7 @@ private struct CallbackTarget: @unchecked Sendable {
     func report(_ report: PlaybackReport) {
         guard let callback else { return }
         let (code, detail) = resultAndDetail(report)
-        detail.withCString { callback(UInt64(report.id.rawValue), code, $0, userData) }
+        detail.withCString { callback(UInt64(report.id.rawValue), Int32(code.rawValue), $0, userData) }
     }
 }
 
@@ -166,18 +167,13 @@ private struct ReportTarget: @unchecked Sendable {
             withOptionalCString(report.file) { file in
                 var shown = noti_play_report(
                     size: MemoryLayout<noti_play_report>.size, id: UInt64(report.id.rawValue),
-                    result: noti_play_result(rawValue: UInt32(code)), error: errorCode(report.result), detail: detail, file: file)
+                    result: code, error: errorCode(report.result), detail: detail, file: file)
                 withUnsafePointer(to: &shown) { callback(UnsafeRawPointer($0), userData) }
             }
         }
     }
 }
 
-/// `body` with `text` as a C string, or NULL.
-private func withOptionalCString<T>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> T) -> T {
-    guard let text else { return body(nil) }
-    return text.withCString { body($0) }
-}
 
 /// Runs a play call: its id, or 0 with the one-line reason in `error`.
 private func play(
