@@ -4,6 +4,13 @@ import PackageDescription
 // The data flow: bytes -> container parser -> codec -> Float32 frames (NotiPlayDecoder),
 // and back again for `noti-play convert` (NotiPlayEncoder). Both are pure Swift.
 // libsndfile (CSndFile) is only a reference decoder for the tests.
+// What ships (release builds of libnoti-play and the command) links the C++ runtime under the Swift
+// runtime statically: -lstdc++ then finds scripts/link/libstdc++.so, a linker script naming
+// libstdc++.a, so hosts do not map all of libstdc++.so.6 (0.7 MiB at a C host's start, measured
+// by scripts/measure/host-memory.py). Debug builds (the tests) keep the toolchain's shared runtime.
+let staticLibStdCxx = LinkerSetting.unsafeFlags(
+    ["-L\(Context.packageDirectory)/scripts/link"], .when(configuration: .release))
+
 let package = Package(
     name: "noti-play",
     products: [
@@ -87,6 +94,7 @@ let package = Package(
                 // --no-undefined only for what ships: a sanitizer build's library takes the
                 // sanitizer runtime from the executable that loads it.
                 .unsafeFlags(["-static-stdlib", "-no-toolchain-stdlib-rpath", "-Xlinker", "--no-undefined"], .when(configuration: .release)),
+                staticLibStdCxx,
             ]
         ),
         .executableTarget(
@@ -99,7 +107,8 @@ let package = Package(
                 "NotiPlayOutput",
                 "NotiPlayResampler",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            linkerSettings: [staticLibStdCxx]
         ),
         // libsoxr (libsoxr-dev), the reference resampler in the tests; nothing that ships links it.
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),

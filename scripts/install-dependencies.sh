@@ -27,6 +27,7 @@ packages=(
     # (Tests/NotiPlayTestSupport/PipeWireServer.swift).
     sound-theme-freedesktop  # the freedesktop sound theme that --sound-name looks up
     gcc                  # the tests compile the C example daemon against libnoti-play
+    g++                  # libstdc++.a, linked into what ships (Package.swift), and a C++ host in the tests
     stress-ng            # keeps every core busy while a long sound plays, beside aplay
     alsa-utils           # aplay: the peer noti-play's real-time figures are compared with
     strace               # shows that convert syncs the file before the rename and the folder after

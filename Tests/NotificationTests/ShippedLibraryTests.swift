@@ -46,6 +46,9 @@ import Testing
         #expect(!dynamic.contains("libswift") && !dynamic.contains(toolchain), "\(dynamic)")
         // libsndfile and its codec libraries load when a sound needs them, not with the library.
         #expect(!dynamic.contains("libsndfile"), "\(dynamic)")
+        // The C++ runtime under the Swift runtime is linked in (a private copy), so a C host does
+        // not map libstdc++.so.6 at its start.
+        #expect(!dynamic.contains("libstdc++"), "\(dynamic)")
         let pkgConfig = try TestTools.run("pkg-config", ["--cflags", "--libs", "noti-play"],
                                           environment: ["PKG_CONFIG_PATH": lib + "pkgconfig"])
         #expect(pkgConfig.status == 0 && !pkgConfig.stdoutText.contains(toolchain), "\(pkgConfig.stdoutText)")
@@ -77,5 +80,67 @@ import Testing
         let written = try Data(contentsOf: URL(fileURLWithPath: capture)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
         let expected = try SoundDecoder(path: sound).readAll().flatMap { [$0 * Float(0.5), $0 * Float(0.5)] }
         #expect(!expected.isEmpty && Array(written.prefix(expected.count)) == expected)
+
+        // A C++ host keeps its own libstdc++ (its strings, streams and exceptions) beside the
+        // library's private copy, and plays the same samples.
+        let cxxCapture = folder.file("cxx-played.raw")
+        let cxxHost = try compileCxxHost(prefix: prefix)
+        let cxx = try TestTools.run(cxxHost, ["file:FILE=\(cxxCapture),FORMAT=raw", sound],
+                                    environment: ["XDG_CONFIG_HOME": folder.file("config"), "XDG_DATA_HOME": folder.file("data")])
+        #expect(cxx.status == 0 && cxx.stdoutText == "the host's own exception\nfinished\n", "\(cxx.stdoutText) \(cxx.stderr)")
+        let cxxDynamic = try TestTools.runChecked("readelf", ["-d", cxxHost]).stdoutText
+        #expect(cxxDynamic.contains("libstdc++.so.6"), "\(cxxDynamic)")
+        let cxxWritten = try Data(contentsOf: URL(fileURLWithPath: cxxCapture)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        #expect(cxxWritten.count >= expected.count && cxxWritten.prefix(expected.count).elementsEqual(expected))
+    }
+
+    /// A C++ host: argv DEVICE SOUND; plays SOUND critical at 0.5, prints how it ended.
+    func compileCxxHost(prefix: String) throws -> String {
+        let source = folder.file("cxx-host.cpp")
+        try #"""
+            #include <noti-play.h>
+            #include <condition_variable>
+            #include <iostream>
+            #include <mutex>
+            #include <stdexcept>
+            #include <string>
+
+            static std::mutex lock;
+            static std::condition_variable changed;
+            static std::string ending;
+
+            static void ended(uint64_t, noti_play_result result, const char *detail, void *) {
+                std::lock_guard<std::mutex> held(lock);
+                ending = result == NOTI_PLAY_FINISHED ? std::string("finished") : std::string("failed: ") + detail;
+                changed.notify_all();
+            }
+
+            int main(int, char **argv) {
+                noti_play *player = noti_play_new(argv[1], nullptr, 0);
+                try {
+                    throw std::runtime_error("the host's own exception");
+                } catch (const std::exception &error) {
+                    std::cout << error.what() << "\n";
+                }
+                char *error = nullptr;
+                if (!player || !noti_play_file(player, argv[2], 0.5f, NOTI_PLAY_CRITICAL, ended, nullptr, &error)) {
+                    std::cerr << (error ? error : "no player") << "\n";
+                    return 2;
+                }
+                std::unique_lock<std::mutex> held(lock);
+                changed.wait(held, [] { return !ending.empty(); });
+                std::cout << ending << std::endl;
+                held.unlock();
+                noti_play_free(player);
+                return 0;
+            }
+            """#.write(toFile: source, atomically: true, encoding: .utf8)
+        let flags = try TestTools.run("pkg-config", ["--cflags", "--libs", "noti-play"],
+                                      environment: ["PKG_CONFIG_PATH": prefix + "/lib/pkgconfig"])
+        #expect(flags.status == 0, "\(flags.stderr)")
+        let host = folder.file("cxx-host")
+        try TestTools.runChecked("g++", ["-std=c++17", "-Wall", "-Werror", "-o", host, source]
+            + flags.stdoutText.split(whereSeparator: \.isWhitespace).map(String.init))
+        return host
     }
 }

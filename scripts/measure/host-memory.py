@@ -157,7 +157,9 @@ def measure(command, sounds, env):
         child.stdin.write("play\n")
         child.stdin.flush()
         expect("played")
-        if sound == 0 or sound == sounds - 1:
+        for moment in (0, sounds - 1):  # both moments, also when they are the same sound
+            if sound != moment:
+                continue
             figures.append(status_kib(child.pid, "VmRSS"))
             threads.append(status_kib(child.pid, "Threads"))
     child.stdin.write("quit\n")
@@ -176,6 +178,8 @@ def main():
     parser.add_argument("--device", default="null", help="the ALSA PCM both libraries play on")
     parser.add_argument("--smaps", action="store_true", help="also print each host's resident memory by mapping at the start")
     arguments = parser.parse_args()
+    if arguments.runs < 1 or arguments.sounds < 1:
+        parser.error("--runs and --sounds take 1 or more")
 
     with tempfile.TemporaryDirectory(prefix="host-memory-") as folder:
         prefix = arguments.prefix
