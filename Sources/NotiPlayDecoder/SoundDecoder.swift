@@ -122,11 +122,23 @@ public final class SoundDecoder {
         return samples
     }
 
+    /// A read that meets an error returns the frames it decoded before it; the next read meets
+    /// the error again (nothing past it was consumed) and throws it.
     private func read<S: DecodedSample>(generic buffer: UnsafeMutableBufferPointer<S>) throws(DecodingError) -> Int {
+        var written = 0
+        do {
+            try read(generic: buffer, written: &written)
+        } catch {
+            if written > 0 { return written }
+            throw error
+        }
+        return written
+    }
+
+    private func read<S: DecodedSample>(generic buffer: UnsafeMutableBufferPointer<S>, written: inout Int) throws(DecodingError) {
         let channels = description.channelCount
         let capacity = buffer.count / channels
-        guard let out = buffer.baseAddress else { return 0 }
-        var written = 0
+        guard let out = buffer.baseAddress else { return }
         while written < capacity && framesRemaining > 0 {
             if scratchStart < scratchEnd {
                 written += try deliverFromScratch(S.self, into: out + written * channels, capacity: capacity - written)
@@ -160,7 +172,6 @@ public final class SoundDecoder {
             // not sound) or delivered.
             if scratchEnd > scratchStart { nonFiniteSampleCount += decoded.silencedSamples }
         }
-        return written
     }
 
     /// Copies frames of the partly delivered packet, decoding it again first if the caller now
@@ -196,8 +207,14 @@ public final class SoundDecoder {
         guard byteCount > 0 else { return PacketCodec.Decoded(frames: 0) }
         let decoded = try source.withBytes(at: description.dataOffset + offset, count: byteCount, decode)
         // A sample that contradicts the layout chosen when the file was opened ends the sound
-        // with an error, never with garbage; the next read meets it again.
-        if let frame = decoded.contradictingFrame { throw codec.contradiction(atFrame: nextPacket * layout.framesPerPacket + frame) }
+        // with an error, never with garbage: the whole packets before it are delivered, and the
+        // fetch that starts at its packet throws.
+        if let frame = decoded.contradictingFrame {
+            let wholePackets = frame / layout.framesPerPacket
+            guard wholePackets > 0 else { throw codec.contradiction(atFrame: nextPacket * layout.framesPerPacket + frame) }
+            nextPacket += wholePackets
+            return PacketCodec.Decoded(frames: wholePackets * layout.framesPerPacket, silencedSamples: decoded.silencedSamples)
+        }
         nextPacket += (byteCount + layout.bytesPerPacket - 1) / layout.bytesPerPacket
         return decoded
     }
