@@ -4,7 +4,7 @@ import PackageDescription
 // The decode benchmarks live in a package of their own so that nobody who depends on noti-play
 // pulls package-benchmark and its dependencies. Run them with, from this folder:
 //     swift package --disable-sandbox benchmark
-// or scripts/benchmark-report.py from the repository root for the comparison table and chart.
+// or scripts/benchmarks/decode-report.py from the repository root for the comparison table and chart.
 let package = Package(
     name: "noti-play-benchmarks",
     platforms: [.macOS(.v13)],

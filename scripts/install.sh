@@ -8,7 +8,7 @@
 #           its SONAME link libnoti-play.so.X and development link libnoti-play.so,
 #           include/noti-play.h, lib/pkgconfig/noti-play.pc, share/noti-play/sounds/,
 #           share/man/man1/noti-play.1, the shell completions (share/bash-completion/completions,
-#           share/zsh/vendor-completions, share/fish/vendor_completions.d; scripts/generate-docs.sh
+#           share/zsh/vendor-completions, share/fish/vendor_completions.d; scripts/docs/generate-docs.sh
 #           makes them and the man page from the command), and the user unit noti-play-listen.service in
 #           lib/systemd/user (for /usr and /usr/local, where systemd looks) or else
 #           share/systemd/user (for a prefix such as ~/.local)
@@ -109,7 +109,7 @@ sed -e "s|@PREFIX@|$prefix|" -e "s|@LIBDIR@|$libdir|" -e "s| @RPATH@|${rpath:+ $
 install -D -m 644 -t "$root/share/noti-play/sounds" Sounds/*.caf
 # The man page and the bash, zsh and fish completions, generated from the command itself.
 docs=$(mktemp -d)
-scripts/generate-docs.sh "$command" "$docs"
+scripts/docs/generate-docs.sh "$command" "$docs"
 install -D -m 644 "$docs/noti-play.1" "$root/share/man/man1/noti-play.1"
 install -D -m 644 "$docs/noti-play.bash" "$root/share/bash-completion/completions/noti-play"
 install -D -m 644 "$docs/_noti-play" "$root/share/zsh/vendor-completions/_noti-play"

@@ -24,7 +24,7 @@ struct NotiPlay: ParsableCommand {
         subcommands: Subcommands.shown
     )
 
-    /// The man page's DESCRIPTION (scripts/generate-docs.sh makes the page from these texts),
+    /// The man page's DESCRIPTION (scripts/docs/generate-docs.sh makes the page from these texts),
     /// and the top of `noti-play --help`. ASCII only: generate-manual drops other characters.
     /// No line may start with "." or "'" (roff would read it as a request).
     static let manual = """

@@ -89,8 +89,8 @@ struct PlayOptions: ParsableArguments {
     @Option(help: "Force the device sample format (FLOAT, S32 or S16) instead of the best it takes.")
     var sampleFormat: DeviceSampleFormat?
 
-    // Two policies, each measured through PulseAudio beside aplay (scripts/measure-playback.py,
-    // scripts/pulse-study). Through ALSA, 20 ms × 3: a SIGINT must end the sound, faded, within
+    // Two policies, each measured through PulseAudio beside aplay (scripts/measure/playback.py,
+    // scripts/measure/pulse-study). Through ALSA, 20 ms × 3: a SIGINT must end the sound, faded, within
     // 100 ms, and the fade is heard only after what the buffer holds (the pulse plugin's
     // snd_pcm_rewind claims success but takes nothing back), so the buffer stays small: 20 ms × 3
     // stops in 55–65 ms, 30 ms × 3 in 70–97; a 10 s sound costs 80–100 ms of CPU (210 at 5 ms × 4).

@@ -3,7 +3,7 @@ import NotiPlayTestSupport
 import Testing
 
 /// The man page and the shell completions scripts/install.sh installs, generated from the
-/// command itself (scripts/generate-docs.sh): they work in the real shells and man, and name
+/// command itself (scripts/docs/generate-docs.sh): they work in the real shells and man, and name
 /// every option the command has.
 @Suite struct DocsTests {
     /// One installation for the suite, into a fresh prefix, from what `swift build` made.

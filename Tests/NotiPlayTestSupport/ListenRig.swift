@@ -62,7 +62,7 @@ public final class ListenRig {
         return child
     }
 
-    /// A file of Tests/ListenScenarios, shared with scripts/measure-listen.py.
+    /// A file of Tests/ListenScenarios, shared with scripts/measure/listen.py.
     public static func scenario(_ name: String) -> String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../ListenScenarios/\(name)").standardized.path

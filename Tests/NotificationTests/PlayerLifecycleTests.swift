@@ -51,7 +51,7 @@ extension PlayerTests {
                     durations.append(clock.now - call)
                 }
                 // Bounds that tell "returned" from "waited for the device" (1 s here) on a loaded
-                // machine; the figures themselves (tens of µs) are measure-library.py's.
+                // machine; the figures themselves (tens of µs) are scripts/measure/library.py's.
                 #expect(durations.sorted()[2] < .milliseconds(50), "play took \(durations)")
                 let timeout = PlaybackResult.failed(.deviceTimeout(device: Self.device, backend: .alsa, seconds: 1))
                 #expect(reports.results(5) == Array(repeating: timeout, count: 5))

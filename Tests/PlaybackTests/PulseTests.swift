@@ -174,7 +174,7 @@ import Testing
     /// sound exactly (a jump where the fade begins is a click too). Issue 13's figure, within
     /// 100 ms, is a real-time figure that moves with the machine's load (103 ms once beside a CI
     /// run on both cores, 55–65 ms unloaded through ALSA, about 15 ms directly):
-    /// `scripts/measure-playback.py` measures it. This bound tells the policies from a regression
+    /// `scripts/measure/playback.py` measures it. This bound tells the policies from a regression
     /// (the whole 450 ms queue played, a drain that waits out the 5 s stall rule) on a busy machine.
     /// A second SIGINT 5 ms after the first must not cut the fade short (it once could have
     /// ended the drain that lets the fade be heard).

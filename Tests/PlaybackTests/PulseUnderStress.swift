@@ -13,7 +13,7 @@ extension PulseTests {
     /// same period, buffer and start threshold. Both meet the same load, so what is compared is
     /// the players: noti-play must not let the device run dry more often than aplay, nor take
     /// longer. (The absolute counts depend on the machine and its neighbours: they are printed
-    /// here, and scripts/measure-underruns.py measures them over many rounds.)
+    /// here, and scripts/measure/underruns.py measures them over many rounds.)
     ///
     /// The margin: underruns under a load both share come in bursts that hit both streams, but
     /// not always both, and not always as often (seen here: 0–19 for aplay in one round, with a

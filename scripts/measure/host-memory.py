@@ -11,8 +11,9 @@ one at a time (each waited for to its end):
               ca_context_play_full with CA_PROP_MEDIA_FILENAME per sound
 
 For each the resident set (VmRSS of /proc/PID/status) is read at three moments: once the
-library's context is made, after the first sound, after --sounds sounds; medians of --runs
-runs, the hosts taking turns. The device is ALSA's `null` PCM (no card, no server) unless
+library's context is made, after the first sound, after --sounds sounds; and the peak (VmHWM:
+the most it held at once, not wait4's ru_maxrss, which Linux carries from the parent Python
+across fork and exec) after the last sound; medians of --runs runs, the hosts taking turns. The device is ALSA's `null` PCM (no card, no server) unless
 --device says otherwise; the sound a 0.1 s 16-bit stereo WAV at 44.1 kHz (both libraries read it).
 --smaps prints each host's resident memory by mapping at the start, from the last run.
 
@@ -139,8 +140,8 @@ def mappings(pid):
 
 
 def measure(command, sounds, env):
-    """VmRSS (KiB) of `command` when ready, after one sound, after `sounds` sounds; its threads
-    then; its mappings when ready."""
+    """VmRSS (KiB) of `command` when ready, after one sound, after `sounds` sounds, and its peak
+    (VmHWM) then; its threads at those moments; its mappings when ready."""
     child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True)
 
     def expect(word):
@@ -162,6 +163,7 @@ def measure(command, sounds, env):
                 continue
             figures.append(status_kib(child.pid, "VmRSS"))
             threads.append(status_kib(child.pid, "Threads"))
+    figures.append(status_kib(child.pid, "VmHWM"))  # the peak: what the host ever held at once
     child.stdin.write("quit\n")
     child.stdin.close()
     child.stdout.read()
@@ -217,11 +219,11 @@ def main():
                 figures[name].append(rss)
 
         print(f"VmRSS of a C host on ALSA '{arguments.device}', median of {arguments.runs} runs (MiB; threads after the last sound):")
-        print(f"  {'':12} {'start':>8} {'1 sound':>8} {f'{arguments.sounds} sounds':>10}   threads")
-        bare = [statistics.median(run[k] for run in figures["bare"]) for k in range(3)]
+        print(f"  {'':12} {'start':>8} {'1 sound':>8} {f'{arguments.sounds} sounds':>10} {'peak':>8}   threads")
+        bare = [statistics.median(run[k] for run in figures["bare"]) for k in range(4)]
         for name, runs in figures.items():
-            medians = [statistics.median(run[k] for run in runs) for k in range(3)]
-            print(f"  {name:12} {medians[0] / 1024:8.1f} {medians[1] / 1024:8.1f} {medians[2] / 1024:10.1f}   "
+            medians = [statistics.median(run[k] for run in runs) for k in range(4)]
+            print(f"  {name:12} {medians[0] / 1024:8.1f} {medians[1] / 1024:8.1f} {medians[2] / 1024:10.1f} {medians[3] / 1024:8.1f}   "
                   f"{'/'.join(map(str, threads[name]))}   (start {(medians[0] - bare[0]) / 1024:+.1f} beside bare)")
         if arguments.smaps:
             for name, totals in resident.items():

@@ -13,7 +13,7 @@ import Glibc
 // whole sound through a 4096-frame buffer, as a player does.
 //
 // Names are "<decoder> <container> <encoding>", e.g. "noti-play AIFC ima4" and
-// "libsndfile AIFC ima4"; scripts/benchmark-report.py pairs them.
+// "libsndfile AIFC ima4"; scripts/benchmarks/decode-report.py pairs them.
 
 let seconds = 30
 let sampleRate = 44100

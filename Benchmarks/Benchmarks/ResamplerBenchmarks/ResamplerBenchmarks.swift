@@ -10,7 +10,7 @@ import Glibc
 // 44.1→48 kHz, 48→44.1 kHz and 8→48 kHz, in the same run. Each iteration sets a resampler up
 // (not timed: a player designs a filter once per rate pair), then streams and flushes (timed).
 //
-// Names are "<contender> <in>→<out>", e.g. "noti-play 44100→48000"; scripts/resampler-report.py
+// Names are "<contender> <in>→<out>", e.g. "noti-play 44100→48000"; scripts/benchmarks/resampler-report.py
 // prints ns per output sample and ratios.
 
 let seconds = 10

@@ -12,7 +12,7 @@ import Glibc
 /// which the plugin cannot (its `snd_pcm_rewind` claims success and takes nothing), so the
 /// command's queue can be half a second (19–26 ms of CPU for a 10 s sound, aplay's 17.5–19;
 /// through the plugin 62–69) and a stop still ends within its fade. Measured by
-/// `scripts/pulse-study`; README "Measured".
+/// `scripts/measure/pulse-study`; README "Measured".
 ///
 /// Only PulseAudio itself: PipeWire's PulseAudio service cannot rewind, so the open refuses it
 /// (-EPROTONOSUPPORT) and the backend table goes on to the next backend, with that backend's own

@@ -6,12 +6,12 @@ run every contender converts the same 10 s of stereo for each conversion (setup 
 ns per output sample (one channel's value; a stereo frame costs twice that), medians over iterations, and
 noti-play's cost as a ratio of each other contender's in the same run.
 
-Usage: scripts/resampler-report.py
+Usage: scripts/benchmarks/resampler-report.py
 Needs: Swift 6.1+, libsoxr-dev and libspeexdsp-dev (scripts/install-dependencies.sh).
 """
 import collections, glob, os, re, subprocess, tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCALE = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9}
 CONTENDERS = ["noti-play", "soxr HQ", "soxr VHQ", "speexdsp 3", "speexdsp 10"]
 

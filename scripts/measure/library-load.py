@@ -26,7 +26,7 @@ device unless --device says otherwise:
            WAV: its peak RSS once every sound has finished, then its resident set 1 s and 7 s
            later. Not among the default measurements.
 
-Usage: scripts/measure-library-load.py [voices] [flood] [new] [listen] [--prefix DIR] [--device NAME]
+Usage: scripts/measure/library-load.py [voices] [flood] [new] [listen] [--prefix DIR] [--device NAME]
            [--voices 16] [--rate 192000] [--seconds 21.8] [--stream-rate HZ]
            [--flood-seconds 0.5] [--folder-count 1000000000]
 Needs: gcc, pkg-config, sox, and a Swift toolchain unless --prefix names an installed noti-play;
@@ -34,7 +34,7 @@ for listen, dbus-daemon, notify-send and libsystemd-dev.
 """
 import argparse, os, subprocess, sys, tempfile, threading, time
 
-REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 PROGRAM = r"""
 #define _GNU_SOURCE

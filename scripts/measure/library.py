@@ -3,7 +3,7 @@
 0.30, measured in the same run: the play call, the first byte at the device, memory, CPU time and
 idle wake-ups. Prints a Markdown table of medians.
 
-Both daemons are small C programs written here (the approach of measure-library-memory.py). Each
+Both daemons are small C programs written here (the approach of scripts/measure/host-memory.py). Each
 creates a context for the same ALSA device, plays the same sound (sox: 0.2 s, 44.1 kHz, 16-bit
 mono WAV) --sounds times, one after the other: it takes CLOCK_MONOTONIC just before and just after
 the play call, waits for the sound's callback, waits --gap seconds (not after the last), and
@@ -79,15 +79,15 @@ one on its CPU. The table's preamble says how many real-time threads each daemon
 sounds; --no-realtime starts both daemons through setpriv without CAP_SYS_NICE, as a desktop
 session's unprivileged daemon runs.
 
-Usage: scripts/measure-library.py [--runs 5] [--sounds 10] [--gap 0.3] [--prefix DIR] [--no-realtime] [--verbose]
+Usage: scripts/measure/library.py [--runs 5] [--sounds 10] [--gap 0.3] [--prefix DIR] [--no-realtime] [--verbose]
 Needs: gcc, pkg-config, libcanberra-dev, libasound2-dev, sox, and a Swift toolchain unless
 --prefix names an installed noti-play.
 """
 import argparse, os, queue, statistics, subprocess, sys, tempfile, threading, time
 
-from proc_threads import context_switches, realtime_threads  # scripts/proc_threads.py
+from proc_threads import context_switches, realtime_threads  # scripts/measure/proc_threads.py
 
-REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 IDLE_WINDOWS = ((0.0, 5.0), (6.0, 16.0))  # seconds after the last sound's callback
 LINE_TIMEOUT = 30.0  # seconds a daemon may take to print its next line before we give up
 

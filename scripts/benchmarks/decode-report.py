@@ -9,13 +9,13 @@ packets in AIFC, since libsndfile cannot open IMA4 in CAF.
 
 Prints a table (ns per sample, ratio, allocations per decode) and draws it as a PNG chart.
 
-Usage: scripts/benchmark-report.py [--runs 3] [--chart Benchmarks/decode-speed.png] [--markdown]
+Usage: scripts/benchmarks/decode-report.py [--runs 3] [--chart Benchmarks/decode-speed.png] [--markdown]
 Needs: Swift 6.1+, libsndfile1-dev (apt-get install libsndfile1-dev), and for the chart
 matplotlib (pip install matplotlib); without it the table is still printed.
 """
 import argparse, collections, glob, os, platform, re, statistics, subprocess, sys, tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCALE = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9}
 # Goals from issue 5: noti-play's speed-up over libsndfile in the same run.
 GOALS = {"PCM16": 4, "ulaw": 2, "alaw": 2, "IMA": 4, "ima4": 6}

@@ -10,11 +10,11 @@
                  (libpulse); "noti-play --through-alsa" through ALSA's pulse plugin, as aplay.
   stop time      SIGINT, 1 s into the 10 s sound, to the player's exit, through the same sink
                  (noti-play fades and lets the fade be heard; aplay drops what it buffered).
-  underruns      scripts/measure-underruns.py --stress-all: an 8 s sound beside aplay with its
+  underruns      scripts/measure/underruns.py --stress-all: an 8 s sound beside aplay with its
                  default buffer, under stress-ng CPU, memory and I/O hogs (--underrun-rounds).
 
 Medians of --runs runs. Usage:
-  scripts/measure-playback.py [--runs 21] [--binary PATH] [--noti-play-args '--period-ms 10']
+  scripts/measure/playback.py [--runs 21] [--binary PATH] [--noti-play-args '--period-ms 10']
                               [--underrun-rounds 5] [--aplay-like-noti-play]
 Needs: a release build (swift build -c release --static-swift-stdlib --product noti-play), sox,
 aplay (alsa-utils), pulseaudio, parec, GNU time, stress-ng.
@@ -133,7 +133,7 @@ def main():
             # Last, and in a process of its own: its stress-ng must not load the figures above.
             print(f"load average {os.getloadavg()[0]:.2f}; underruns, 8 s sound under stress-ng CPU, memory and I/O:", flush=True)
             underruns = subprocess.run(
-                [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "measure-underruns.py"),
+                [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "underruns.py"),
                  "--stress-all", "--variants", "aplay-default", "--rounds", str(args.underrun_rounds),
                  "--binary", args.binary, "--noti-play-args", args.noti_play_args],
                 capture_output=True, text=True)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Gives the man page generate-manual writes the sections a man page has (scripts/generate-docs.sh
+"""Gives the man page generate-manual writes the sections a man page has (scripts/docs/generate-docs.sh
 runs it on noti-play.1, in place).
 
 generate-manual puts the whole discussion of the root command into DESCRIPTION and follows it
@@ -10,7 +10,7 @@ in the order man-pages(7) gives, and the generic one goes. Also: two synopsis li
 FILE [options], noti-play SUBCOMMAND ...), the description line without quotes, and the
 version in the footer instead of "BSD".
 
-  scripts/shape-manual.py PAGE VERSION
+  scripts/docs/shape-manual.py PAGE VERSION
 """
 import re, sys
 
@@ -93,5 +93,5 @@ def main(path, version):
 
 if __name__ == "__main__":
     if len(sys.argv) != 3:
-        sys.exit("usage: scripts/shape-manual.py PAGE VERSION")
+        sys.exit("usage: scripts/docs/shape-manual.py PAGE VERSION")
     main(sys.argv[1], sys.argv[2])

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Private PulseAudio (as scripts/measure-playback.py sets it up: native socket, anonymous auth,
+"""Private PulseAudio (as scripts/measure/playback.py sets it up: native socket, anonymous auth,
 null sinks, a 5 ms parec on the monitor) and the CPU / stop measurements.
 usage: run.py cpu [RUNS]        CPU per case
        run.py stop [RUNS]       stop latency cases

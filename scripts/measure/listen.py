@@ -7,7 +7,7 @@ memory, CPU time and idle wake-ups. Prints Markdown tables.
 Build the command first (a release build, as a user installs it), then point this script at it:
 
   swift build -c release --static-swift-stdlib --product noti-play --scratch-path /tmp/measure-build
-  scripts/measure-listen.py --noti-play /tmp/measure-build/release/noti-play
+  scripts/measure/listen.py --noti-play /tmp/measure-build/release/noti-play
 
 (The default --noti-play is .build/release/noti-play, the README's build.) The binary runs as
 scripts/install.sh lays it out: a hard link (or copy) in PREFIX/bin beside
@@ -118,16 +118,16 @@ Takes about 5 minutes with the defaults. Every process it starts runs in a proce
 own and is stopped at the end, on failure, on Ctrl-C and on SIGTERM; a missing tool ends it at
 once with one line naming the Debian packages.
 
-Usage: scripts/measure-listen.py [--noti-play PATH] [--count 50] [--cold 3] [--burst 1000]
+Usage: scripts/measure/listen.py [--noti-play PATH] [--count 50] [--cold 3] [--burst 1000]
            [--burst-apps 10] [--idle-seconds 10] [--gap 0.25] [--reference-count 20] [--verbose]
 Needs (Debian 12): dbus-daemon dbus-bin gcc libsystemd-dev pulseaudio pulseaudio-utils
 libasound2-plugins gnome-session-canberra libcanberra-pulse xvfb ffmpeg bash.
 """
 import argparse, bisect, glob, os, queue, random, shlex, shutil, signal, statistics, subprocess, sys, tempfile, threading, time, wave
 
-from proc_threads import context_switches, realtime_threads, thread_runtimes  # scripts/proc_threads.py
+from proc_threads import context_switches, realtime_threads, thread_runtimes  # scripts/measure/proc_threads.py
 
-REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_NOTI_PLAY = os.path.join(REPOSITORY, ".build", "release", "noti-play")
 BUILD_COMMAND = "swift build -c release --static-swift-stdlib --product noti-play --scratch-path /tmp/measure-build"
 FAKE_SERVER = os.path.join(REPOSITORY, "Tests", "ListenScenarios", "fake-notification-server.c")

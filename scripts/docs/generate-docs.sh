@@ -2,7 +2,7 @@
 # Writes noti-play's man page and shell completions from the command's own definition (its
 # options, help texts and discussions), so that they cannot drift from it:
 #
-#   scripts/generate-docs.sh BINARY OUTDIR
+#   scripts/docs/generate-docs.sh BINARY OUTDIR
 #
 # BINARY  a built noti-play (e.g. .build/debug/noti-play)
 # OUTDIR  receives noti-play.1 (made by swift-argument-parser's generate-manual tool) and the
@@ -15,13 +15,13 @@
 # page (reproducible builds); otherwise today.
 set -euo pipefail
 if [ $# -ne 2 ]; then
-    echo "usage: scripts/generate-docs.sh BINARY OUTDIR" >&2
+    echo "usage: scripts/docs/generate-docs.sh BINARY OUTDIR" >&2
     exit 64
 fi
 binary=$(realpath "$1")
 mkdir -p "$2"
 outdir=$(realpath "$2")
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 scratch=.build-docs
 swift package --scratch-path "$scratch" resolve >&2
@@ -41,7 +41,7 @@ sed -i -e 's/^$/.Pp/' -e 's/^\.Ar subcommand$/.Op Ar subcommand/' "$outdir/noti-
 # The discussion's EXIT STATUS, FILES, ENVIRONMENT, EXAMPLES and SEE ALSO paragraphs become the
 # page's sections.
 version=$("$binary" --version)
-python3 scripts/shape-manual.py "$outdir/noti-play.1" "${version#noti-play }"
+python3 scripts/docs/shape-manual.py "$outdir/noti-play.1" "${version#noti-play }"
 
 # Without the script's #!/bin/bash: bash-completion sources the file, never runs it (lintian's
 # bash-completion-with-hashbang).

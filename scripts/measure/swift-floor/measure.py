@@ -2,16 +2,16 @@
 """The floor under issue 13's start-latency and memory goals: the least a Swift program does to
 play a 0.1 s click on ALSA (Sources/Floor/main.swift: open `default`, set S16 stereo 44.1 kHz,
 write, drain; the Swift standard library linked statically, as noti-play's release build), beside
-aplay and noti-play, measured as scripts/measure-playback.py measures them (spawn -> first byte at
+aplay and noti-play, measured as scripts/measure/playback.py measures them (spawn -> first byte at
 ALSA's file plugin on a FIFO, median of --runs; peak RSS by GNU time, median of 5).
 
-  cd scripts/swift-floor && swift build -c release --static-swift-stdlib
+  cd scripts/measure/swift-floor && swift build -c release --static-swift-stdlib
   python3 measure.py --noti-play ../../.build-static/release/noti-play [--runs 21]
 """
 import argparse, importlib.util, os, statistics, tempfile
 
 here = os.path.dirname(os.path.abspath(__file__))
-spec = importlib.util.spec_from_file_location("measure_playback", os.path.join(here, "..", "measure-playback.py"))
+spec = importlib.util.spec_from_file_location("measure_playback", os.path.join(here, "..", "playback.py"))
 playback = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(playback)
 

@@ -24,7 +24,7 @@ noti-play itself asks SCHED_FIFO for its render thread only. Directly, that thre
 the server; through ALSA's pulse plugin the samples travel on libpulse's own thread, which stays
 at normal priority unless started under chrt.
 
-Usage: scripts/measure-underruns.py [--rounds 10] [--stress | --stress-all] [--seconds 8] [--binary PATH]
+Usage: scripts/measure/underruns.py [--rounds 10] [--stress | --stress-all] [--seconds 8] [--binary PATH]
                                     [--variants aplay,aplay-default,aplay-fifo,notiplay-fifo]
   --stress      one CPU hog per core (as PulseUnderStress)
   --stress-all  CPU, memory (--vm) and I/O (--hdd, --io) hogs, one of each per core
