@@ -301,7 +301,10 @@ typedef struct {
     int do_not_disturb;          /* 1: silence non-critical sounds (and end those playing); 0: not */
     double rate_interval;        /* seconds: one notification's sound per app in that time
                                     (default 1); 0: no such limit */
-    int burst_limit;             /* sounds of all apps together per interval (default 3); 0: none */
+    int burst_limit;             /* sounds of all apps together per interval (default 3); 0: no
+                                    limit of its own. Never more than 100 (0 included): the rate
+                                    rule remembers each app it let through for the interval, and
+                                    a sender naming a new app each time must not grow that */
     double ring_cap;             /* seconds a ringtone rings at most (default 30); 0: no cap */
     int read_user_configuration; /* 1: unset fields come from noti-play.conf; 0: the defaults */
 } noti_play_settings;
