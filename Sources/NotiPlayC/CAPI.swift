@@ -136,7 +136,7 @@ private func errorCode(_ result: PlaybackResult) -> noti_play_error {
         case .invalidName, .unreadable, .attachment: NOTI_PLAY_ERROR_UNREADABLE
         case .device: NOTI_PLAY_ERROR_DEVICE_FAILED
         case .deviceTimeout, .deviceStalled, .deviceUnresponsive: NOTI_PLAY_ERROR_DEVICE_STALLED
-        case .invalidVolume, .invalidSetting, .playback, .closed, .busy: NOTI_PLAY_ERROR_OTHER
+        case .invalidVolume, .invalidSetting, .playback, .closed, .busy, .unanswered: NOTI_PLAY_ERROR_OTHER
         }
     }
 }
