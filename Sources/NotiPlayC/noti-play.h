@@ -27,8 +27,13 @@
  *   define), and for one that comes in a flood: while 256 requests of its kind (critical, or
  *   not) wait to be looked up, one more is refused at once rather than queued. A critical
  *   request is never refused for the non-critical ones waiting, nor waits behind them: it is
- *   looked up next. When a call returns 0 and `error` is not NULL, it stores a one-line
- *   message there that the caller frees with noti_play_free_string.
+ *   looked up next. Nor can answers pile up: while 1024 ids of its kind are not answered yet
+ *   (their callbacks held up by one that is slow or blocked), one more is refused at once too,
+ *   whatever it asks (a request silenced at the call included). A context's threads start with
+ *   its first sound: when the system gives none then (RLIMIT_NPROC, a cgroup's pids.max), that
+ *   call returns 0 with the reason, and the next call tries again. When a call returns 0 and
+ *   `error` is not NULL, it stores a one-line message there that the caller frees with
+ *   noti_play_free_string; a refused call spends no id.
  * - Each id returned is answered by exactly one callback, unless the context is freed first.
  *   Callbacks come one at a time from one noti-play thread that does nothing else: a slow
  *   callback delays other callbacks, never the sound. Inside a callback every noti_play_*

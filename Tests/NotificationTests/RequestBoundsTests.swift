@@ -132,4 +132,84 @@ import Testing
         // A million answers held cost 606 MB; refused, they cost nothing that stays.
         #expect(grew.count == 1 && grew[0] < 8 * 1024, "the host grew by \(grew.first ?? -1) KiB over the flood")
     }
+
+    /// A host whose first sound meets the system's limit on threads (RLIMIT_NPROC, lowered by
+    /// the host itself to what it has) gets 0 and the reason, not a player closed for ever; once
+    /// the limit is lifted the next call plays. Run as another user than root (root passes the
+    /// limit), with no other process of that user's.
+    @Test func aPlayWithoutThreadsFailsWithTheReasonAndTheNextOneStartsThem() throws {
+        let program = try build(#"""
+            #include <noti-play.h>
+            #include <pthread.h>
+            #include <stdio.h>
+            #include <stdlib.h>
+            #include <sys/resource.h>
+            #include <time.h>
+
+            static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+            static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+            static int result = -1;
+
+            static void ended(uint64_t id, noti_play_result ended_with, const char *detail, void *data) {
+                (void)data;
+                pthread_mutex_lock(&lock);
+                printf("ended %llu %d %s\n", (unsigned long long)id, (int)ended_with, detail);
+                result = ended_with;
+                pthread_cond_broadcast(&changed);
+                pthread_mutex_unlock(&lock);
+            }
+
+            static void *nothing(void *argument) { return argument; }
+
+            int main(void) {
+                setvbuf(stdout, NULL, _IOLBF, 0);
+                noti_play_options options = NOTI_PLAY_OPTIONS_INIT;
+                options.device = getenv("CAPTURE_DEVICE");
+                options.backend = NOTI_PLAY_BACKEND_ALSA;
+                noti_play *player = noti_play_new_with_options(&options, NULL);  /* no thread yet */
+                if (!player) return 2;
+                struct rlimit lifted, low;
+                if (getrlimit(RLIMIT_NPROC, &lifted) != 0) return 3;
+                low = lifted;
+                low.rlim_cur = 1;  /* this process's one thread: no more */
+                if (setrlimit(RLIMIT_NPROC, &low) != 0) return 4;
+                pthread_t thread;
+                if (pthread_create(&thread, NULL, nothing, NULL) == 0) { fprintf(stderr, "the limit does not bind\n"); return 5; }
+                char *error = NULL;
+                uint64_t id = noti_play_default(player, 1.0f, 0, ended, NULL, &error);
+                printf("limited %llu %s\n", (unsigned long long)id, error ? error : "(none)");
+                noti_play_free_string(error);
+                error = NULL;
+                if (setrlimit(RLIMIT_NPROC, &lifted) != 0) return 6;
+                id = noti_play_default(player, 1.0f, 0, ended, NULL, &error);
+                printf("lifted %llu %s\n", (unsigned long long)id, error ? error : "(none)");
+                noti_play_free_string(error);
+                struct timespec deadline;
+                clock_gettime(CLOCK_REALTIME, &deadline);
+                deadline.tv_sec += 30;
+                pthread_mutex_lock(&lock);
+                while (result < 0 && pthread_cond_timedwait(&changed, &lock, &deadline) == 0) {}
+                pthread_mutex_unlock(&lock);
+                noti_play_free(player);
+                return 0;
+            }
+            """#, named: "thread-limit")
+        try TestTools.runChecked("chmod", ["-R", "a+rwX", folder.path])
+        let capture = folder.file("thread-limit.raw")
+        // Root passes RLIMIT_NPROC: the host runs as nobody, whose processes are counted.
+        let nobody = try TestTools.run("ps", ["-u", "65534", "-o", "pid="])
+        #expect(nobody.stdoutText.isEmpty, "another process runs as uid 65534, whose threads the limit would count: \(nobody.stdoutText)")
+        let result = try TestTools.run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "env",
+                                                   "XDG_CONFIG_HOME=/nonexistent", "CAPTURE_DEVICE=file:FILE=\(capture),FORMAT=raw", program])
+        #expect(result.status == 0, "exit \(result.status): \(result.stderr)")
+        #expect(result.stdoutText.split(separator: "\n") == [
+            "limited 0 no thread could be started to play the sound (the system's limit on threads was reached)",
+            "lifted 1 (none)",
+            "ended 1 0 ",
+        ], "\(result.stdoutText)")
+        // The default sound reached the device.
+        let bundled = try SoundDecoder(path: folder.file("prefix/share/noti-play/sounds/default.caf")).readAll()
+        let written = try Data(contentsOf: URL(fileURLWithPath: capture)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        #expect(written == bundled.flatMap { [$0, $0] }, "\(written.count) samples written, \(bundled.count * 2) expected")
+    }
 }
