@@ -260,6 +260,7 @@ private func notify(
     if flags & flagSuppress != 0 { hints.suppressSound = true }
     hints.isUpdate = flags & flagRequestUpdate != 0
     hints.hintsOnly = flags & flagRequestHintsOnly != 0
+    hints.notificationID = read.notification_id == 0 ? nil : read.notification_id
     return play(context, error) { (player) throws(NotificationSoundError) in
         try player.play(hints, completion: completion)
     }

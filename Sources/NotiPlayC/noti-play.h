@@ -230,6 +230,9 @@ void noti_play_free(noti_play *context);
  * A ringtone (NOTI_PLAY_RINGTONE, a call category) not cancelled within 30 s of its call stops
  * then, faded, and reports FINISHED: a call nobody answered or closed must not ring for ever. The
  * sounds of the other play calls are never rate limited; their ringtones are capped too.
+ * A call whose notification is updated while it rings (a ringtone request with the same
+ * notification_id) keeps ringing, unbroken, once: the update is SILENCED and the ring stays the
+ * first request's, so the host ends it by cancelling that id (or every id of the notification).
  * urgency 2 (critical) makes it a critical sound: through quiet hours and do-not-disturb, at
  * exactly `volume`, fading the other sounds out. desktop_entry (else app_name) names the app whose
  * sound folders are searched: $XDG_DATA_HOME/noti-play/apps/ID/sounds, then each $XDG_DATA_DIRS.
@@ -245,9 +248,14 @@ typedef struct {
     int urgency;               /* the urgency hint: 0 low, 1 normal (also when absent or out of range), 2 critical */
     float volume;              /* 0.0 to 1.0: a critical sound's exact volume, else a gain */
     unsigned flags;            /* NOTI_PLAY_CRITICAL, _RINGTONE, _SUPPRESS, _REQUEST_UPDATE, _REQUEST_HINTS_ONLY */
+    uint32_t notification_id;  /* the notification's id (what Notify returns; replaces_id in an
+                                  update); 0: none. A ringtone asked for a notification whose
+                                  ringtone still rings does not ring twice: that ring goes on,
+                                  unbroken, under its own id, and this request is SILENCED
+                                  ("its notification's ringtone rings on (sound ID)") */
 } noti_play_request;
 
-#define NOTI_PLAY_REQUEST_INIT { sizeof(noti_play_request), NULL, NULL, NULL, NULL, NULL, 0, 1, 1.0f, 0u }
+#define NOTI_PLAY_REQUEST_INIT { sizeof(noti_play_request), NULL, NULL, NULL, NULL, NULL, 0, 1, 1.0f, 0u, 0u }
 
 /* Plays the sound a notification asks for (see noti_play_request). */
 uint64_t noti_play_notify(noti_play *context, const noti_play_request *request,

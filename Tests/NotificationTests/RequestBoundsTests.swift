@@ -212,4 +212,60 @@ import Testing
         let written = try Data(contentsOf: URL(fileURLWithPath: capture)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
         #expect(written == bundled.flatMap { [$0, $0] }, "\(written.count) samples written, \(bundled.count * 2) expected")
     }
+
+    /// Waits for reports (they come on the player's callback thread).
+    final class Reports: @unchecked Sendable {
+        let values = Mutex<[PlaybackReport]>([])
+        let semaphore = DispatchSemaphore(value: 0)
+        func add(_ report: PlaybackReport) { values.withLock { $0.append(report) }; semaphore.signal() }
+        /// The reports so far, after waiting (at most 10 s each) for `count` of them.
+        func wait(_ count: Int) -> [PlaybackReport] {
+            for _ in 0..<count { _ = semaphore.wait(timeout: .now() + 10) }
+            return values.withLock { $0 }
+        }
+    }
+
+    func fileSize(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+    }
+
+    /// A call's notification updated while it rings (the same notification id, still a call)
+    /// keeps the one ring going, unbroken: what reached the device up to the cancel is the ring
+    /// looped, sample for sample, with no second ring on top of it nor a restart; the update is
+    /// answered silenced with the ring's id, and cancelling that id ends the ring. ALSA's `file`
+    /// device records what was written.
+    @Test func anUpdateOfARingingCallKeepsOneRing() throws {
+        let ring = folder.file("ring.caf")
+        try TestTools.runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=660:d=0.05:r=44100", "-ac", "2",
+                                            "-c:a", "adpcm_ima_qt", "-y", ring])
+        let capture = folder.file("ring.raw")
+        let player = NotificationSoundPlayer(configuration: .init(
+            appFolders: [folder.path], device: "file:FILE=\(capture),FORMAT=raw", policy: SoundPolicy(), limits: .none))
+        let reports = Reports()
+        var call = NotificationRequest(appName: "phone", soundName: "ring.caf", category: "call.incoming", notificationID: 7)
+        let first = try player.play(call) { reports.add($0) }
+        let loop = try SoundDecoder(path: ring).readAll()
+        // It rings, then its notification's text changes.
+        let deadline = Date().addingTimeInterval(10)
+        while fileSize(capture) < 2 * loop.count * 4 && Date() < deadline { usleep(1000) }
+        call.isUpdate = true
+        let update = try player.play(call) { reports.add($0) }
+        let updateReport = reports.wait(1).first
+        let sizeAtUpdate = fileSize(capture)
+        // Rung on a while past the update.
+        while fileSize(capture) < sizeAtUpdate + 4 * loop.count * 4 && Date() < deadline { usleep(1000) }
+        let beforeCancel = fileSize(capture) / 4
+        player.cancel(first)
+        player.cancel(update)  // ended already: ignored
+        let reported = reports.wait(1)
+        player.close()
+        #expect(updateReport?.id == update && updateReport?.result == .silenced("its notification's ringtone rings on (sound \(first.rawValue))"),
+                "\(updateReport.map(String.init(describing:)) ?? "no report for the update")")
+        #expect(reported.map(\.id) == [update, first] && reported.last?.result == .cancelled, "\(reported)")
+        let written = try Data(contentsOf: URL(fileURLWithPath: capture)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        #expect(beforeCancel > sizeAtUpdate / 4 + loop.count && written.count >= beforeCancel)
+        let prefix = written.prefix(beforeCancel)
+        let oneRing = prefix.indices.allSatisfy { prefix[$0] == loop[$0 % loop.count] }  // a Bool: not a million samples in a message
+        #expect(oneRing, "what was written up to the cancel is not one ring looped")
+    }
 }
