@@ -33,6 +33,7 @@ int noti_abi_read_request(const void *caller, noti_play_request *out) {
     TAKE(urgency);
     TAKE(volume);
     TAKE(flags);
+    TAKE(notification_id);
     return 0;
 }
 

@@ -7,13 +7,17 @@ import Glibc
 /// Runs the caller's callbacks one at a time, in order, on one thread that does nothing else:
 /// a slow callback delays the callbacks after it, never a sound, a lookup or a device.
 ///
+/// It holds what it is given: ``PlayerCore`` bounds that, by refusing requests while too many
+/// ids are unanswered.
+///
 /// `close()` is the gate the C library's `noti_play_free` needs: what is still queued is
 /// dropped, and once it returns no callback runs. It waits only for a callback running at that
 /// moment, and not even for that one when it is called from inside it.
 final class CallbackQueue: @unchecked Sendable {  // Every field is guarded by `condition`.
     private let condition = Condition()
-    private var pending: [@Sendable () -> Void] = []
-    private var next = 0  // index of the first pending callback; the array is compacted when empty
+    /// A FIFO: a queue that is never empty (a callback thread that keeps up only just) still
+    /// lets go of what has run.
+    private var pending = FIFO<@Sendable () -> Void>()
     private var running = false
     private var closed = false
     private var thread: pthread_t?
@@ -35,12 +39,12 @@ final class CallbackQueue: @unchecked Sendable {  // Every field is guarded by `
 
     /// Drops what is queued and returns once no callback runs.
     func close() {
-        let dropped = condition.withLock { () -> [@Sendable () -> Void] in
+        let dropped = condition.withLock { () -> FIFO<@Sendable () -> Void> in
             closed = true
             condition.broadcast()
             let insideCallback = thread.map(isCurrentThread) ?? false
             while running && !insideCallback { condition.wait() }
-            defer { pending = []; next = 0 }
+            defer { pending = FIFO() }
             return pending
         }
         _ = dropped  // released here, outside the lock: a closure's captures may run deinit code
@@ -51,11 +55,9 @@ final class CallbackQueue: @unchecked Sendable {  // Every field is guarded by `
         condition.lock()
         thread = pthread_self()
         while true {
-            while next == pending.count && !closed { condition.wait() }
+            while pending.isEmpty && !closed { condition.wait() }
             if closed { break }
-            let callback = pending[next]
-            next += 1
-            if next == pending.count { pending.removeAll(keepingCapacity: true); next = 0 }
+            guard let callback = pending.popFirst() else { continue }
             running = true
             condition.unlock()
             callback()

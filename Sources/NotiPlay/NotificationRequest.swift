@@ -46,11 +46,17 @@ public struct NotificationRequest: Sendable, Hashable {
     /// `sound-file`, `sound-name` or category with a sound, not a ringtone) is silenced instead
     /// of playing the default sound. For a daemon that sounds only notifications that ask to.
     public var hintsOnly: Bool
+    /// The notification's id (what `Notify` returned for it; its `replaces_id` in an update), so
+    /// that a ringtone asked for a notification whose ringtone still rings does not ring twice:
+    /// the ring goes on as it was, under the id it started with, and this request is silenced
+    /// ("its notification's ringtone rings on"). nil: every request is a notification of its own.
+    public var notificationID: UInt32?
 
     public init(appName: String? = nil, desktopEntry: String? = nil, soundFile: SoundPath? = nil,
                 soundName: String? = nil, category: String? = nil, suppressSound: Bool = false,
                 urgency: Urgency = .normal, volume: Float = 1, isRingtone: Bool = false,
-                isUpdate: Bool = false, hintsOnly: Bool = false) {
+                isUpdate: Bool = false, hintsOnly: Bool = false, notificationID: UInt32? = nil) {
+        self.notificationID = notificationID
         self.isUpdate = isUpdate
         self.hintsOnly = hintsOnly
         self.appName = appName

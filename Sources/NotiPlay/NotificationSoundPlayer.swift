@@ -28,7 +28,9 @@ import Synchronization
 /// by file identity (device, inode, size, modification time), decoded and converted for their
 /// stream, so a sound played again is neither decoded nor converted again.
 /// An idle player wakes for nothing, and a player that has played nothing yet has no thread: its
-/// threads, cache and configuration file are made at its first sound.
+/// threads, cache and configuration file are made at its first sound. When the system has no
+/// thread to give then (a limit on threads reached), that call throws
+/// `.playback(.cannotStartThread)` and the next one tries again.
 public final class NotificationSoundPlayer: Sendable {
     public struct Configuration: Sendable {
         public var appFolders: [String]
@@ -196,7 +198,7 @@ public final class NotificationSoundPlayer: Sendable {
     }
 
     /// What the cache holds and saved, for the tests.
-    package var cacheFigures: SoundCacheFigures { core(starting: false)?.cache.figures ?? SoundCacheFigures() }
+    package var cacheFigures: SoundCacheFigures { startedCore?.cache.figures ?? SoundCacheFigures() }
     /// Warnings from the configuration file and from the configured app folders, for the daemon
     /// to log. Asking reads the configuration file.
     public var configurationWarnings: [String] {
@@ -221,24 +223,28 @@ public final class NotificationSoundPlayer: Sendable {
 
     /// False when no thread could be started for the player when it was made: it is closed,
     /// and every `play` throws `.closed`. (Its threads start with its first sound; should none
-    /// be had then, that play and every later one throw `.closed`.)
+    /// be had then, that play throws `.playback(.cannotStartThread)`, and the next tries again.)
     public let isStarted: Bool
 
-    /// The player's core, made and its threads started on the first call with `starting`; nil
-    /// once closed (or, without `starting`, before the first sound).
-    private func core(starting: Bool) -> PlayerCore? {
-        state.withLock { state in
+    /// The player's core, or nil: before the first sound (its threads start there).
+    private var startedCore: PlayerCore? { state.withLock { $0.core } }
+
+    /// The player's core, made and its threads started at the first call that needs them.
+    /// Throws `.closed` once closed, and `.playback(.cannotStartThread)` when the system gives
+    /// no thread (RLIMIT_NPROC, a cgroup's pids.max): nothing is kept of that try, so that the
+    /// next call tries again, as a daemon would have it once the load that held the threads is gone.
+    private func core() throws(NotificationSoundError) -> PlayerCore {
+        try state.withLock { (state) throws(NotificationSoundError) -> PlayerCore in
             if let core = state.core { return core }
-            guard starting, !state.closed else { return nil }
+            guard !state.closed else { throw .closed }
             let setup = state.setUp(makeConfiguration)
             let core = PlayerCore(configuration: setup.configuration, policy: setup.configuration.policy ?? SoundPolicy())
             if let quiet = state.quiet { core.quiet = quiet }
             if let settings = state.settings { core.apply(settings) }
             if core.isClosed || !PlayerControl.start(core) {
                 core.controlEnded()  // no control thread: no device to wait for
-                core.close()
-                state.closed = true
-                return nil
+                core.close()  // its callback thread, if it had one, ends
+                throw .playback(.cannotStartThread)
             }
             state.core = core
             return core
@@ -259,8 +265,11 @@ public final class NotificationSoundPlayer: Sendable {
     /// - Throws: for a request that can never play: a gain or critical volume outside 0…1, a
     ///   sound name that is not a file name, a closed player; and `.busy` for one that comes
     ///   while 256 of its kind (critical, or not) wait to be looked up (a flood: a critical
-    ///   request is never refused for the others, nor waits behind them). Nothing has been
-    ///   queued then.
+    ///   request is never refused for the others, nor waits behind them); `.unanswered` while
+    ///   1024 ids of its kind are not answered yet (completions held up by one that is slow or
+    ///   blocked: answers cannot pile up without end); `.playback(.cannotStartThread)` when the
+    ///   system gives no thread for the player's own at its first sound (the next call tries
+    ///   again). Nothing has been queued then.
     @discardableResult
     public func play(
         _ sound: NotificationSound, suppressSound: Bool = false, gain: Float = 1,
@@ -293,8 +302,7 @@ public final class NotificationSoundPlayer: Sendable {
         _ request: NotificationRequest, completion: @escaping @Sendable (PlaybackReport) -> Void
     ) throws(NotificationSoundError) -> (id: PlaybackID, silenced: String?) {
         try Self.validate(request.sound, gain: request.volume, names: false)
-        guard let core = core(starting: true) else { throw .closed }
-        return try core.submit(.notification(request), .callback(completion))
+        return try core().submit(.notification(request), .callback(completion))
     }
 
     /// Plays a sound and returns its report when it has ended. Cancelling the awaiting Task
@@ -312,11 +320,11 @@ public final class NotificationSoundPlayer: Sendable {
     }
 
     /// Fades the sound out (10 ms) and ends it; it reports `.cancelled`. Unknown ids are ignored.
-    public func cancel(_ id: PlaybackID) { core(starting: false)?.post(.cancel(id)) }
+    public func cancel(_ id: PlaybackID) { startedCore?.post(.cancel(id)) }
 
     /// Pauses or resumes a sound where it is (a content extension's media play/pause).
-    public func pause(_ id: PlaybackID) { core(starting: false)?.post(.pause(id, true)) }
-    public func resume(_ id: PlaybackID) { core(starting: false)?.post(.pause(id, false)) }
+    public func pause(_ id: PlaybackID) { startedCore?.post(.pause(id, true)) }
+    public func resume(_ id: PlaybackID) { startedCore?.post(.pause(id, false)) }
 
     /// Drives the settings from the host's own configuration, at any time: each field set in
     /// `settings` wins over the user's `noti-play.conf`, each one left nil comes from it (see
@@ -370,7 +378,7 @@ public final class NotificationSoundPlayer: Sendable {
     /// stuck in the system may never let it run, so a host bounds its own wait. After ``close()``
     /// it never runs, as no completion does.
     public func drain(completion: @escaping @Sendable ([StreamFigures]) -> Void) {
-        core(starting: true)?.post(.drain(completion))
+        (try? core())?.post(.drain(completion))
     }
 
     // MARK: Internals
@@ -390,12 +398,11 @@ public final class NotificationSoundPlayer: Sendable {
     }
 
     private func submit(_ request: PlayRequest, _ completion: Completion) throws(NotificationSoundError) -> PlaybackID {
-        guard let core = core(starting: true) else { throw .closed }
-        return try core.submit(request, completion).id
+        try core().submit(request, completion).id
     }
 
     private func awaitReport(_ request: PlayRequest) async throws(NotificationSoundError) -> PlaybackReport {
-        guard let core = core(starting: true) else { throw .closed }
+        let core = try core()
         let id = Mutex<PlaybackID?>(nil)
         let refusal = Mutex<NotificationSoundError?>(nil)  // set when nothing was queued: closed, or busy
         let report = await withTaskCancellationHandler {

@@ -59,6 +59,9 @@ struct EngineKey: Hashable, Sendable {
 /// each kind holds at most `queueLimit` requests; one more is refused at once (`busy`) on the
 /// caller's thread, with nothing queued. (Issue 23: 0.5 s of `noti_play_default` in a loop
 /// queued 473k requests, 176 MB, and a critical sound asked next was answered 7.2 s later.)
+/// So are the ids not yet answered: a request answered at once (silenced at the call) or soon
+/// (a name not found) waits for nothing but the callback thread, and a host whose callback is
+/// slow or blocked would otherwise queue answers without end.
 final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condition`.
     let configuration: NotificationSoundPlayer.Configuration
     /// The user's settings with the host's over them (``PlayerSettings``): read by the control
@@ -81,13 +84,22 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
     /// milliseconds. Past it a host that floods the player learns so on its own thread, and
     /// nothing grows.
     static let queueLimit = 256
+    /// Ids of one kind (critical, or not) accepted and not yet answered: waiting, playing, or
+    /// their callback waiting for the callback thread. Waiting and playing sounds are far fewer
+    /// (at most `queueLimit` waiting, and a stream's voices and slots), so past this the answers
+    /// queued are the excess: a callback that is slow or blocked. At a few hundred bytes an
+    /// answer, both kinds hold under 2 MB.
+    static let unansweredLimit = 1024
     private let condition = Condition()
     /// Every command but the critical plays, in the order it came.
     private var commands = FIFO<PlayerCommand>()
     /// The non-critical plays among `commands`.
     private var queuedPlays = 0
     private var criticalPlays = FIFO<PlayerCommand>()
-    private var completions: [PlaybackID: Completion] = [:]
+    private var completions: [PlaybackID: (completion: Completion, critical: Bool)] = [:]
+    /// The ids in `completions`, plus those whose callback waits for the callback thread,
+    /// [non-critical, critical].
+    private var unanswered = [0, 0]
     private var closed = false
     /// Set by the control thread once it has closed every device, on its way out.
     private var devicesClosed = false
@@ -110,7 +122,8 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
     }
 
     /// A new id, and the request queued for the control thread; `.closed` once closed, `.busy`
-    /// when `queueLimit` requests of its kind are waiting already (then nothing is queued).
+    /// when `queueLimit` requests of its kind are waiting already, `.unanswered` when
+    /// `unansweredLimit` of its kind are not answered yet (then nothing is queued).
     /// A notification the request rules silence is not queued: it is answered `silenced` at
     /// once, and the reason returned.
     func submit(_ request: PlayRequest, _ completion: Completion) throws(NotificationSoundError) -> (id: PlaybackID, silenced: String?) {
@@ -119,9 +132,12 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
             let critical = request.isCritical
             let waiting = critical ? criticalPlays.count : queuedPlays
             guard waiting < Self.queueLimit else { throw .busy(waiting: waiting, critical: critical) }
+            let kind = critical ? 1 : 0
+            guard unanswered[kind] < Self.unansweredLimit else { throw .unanswered(waiting: unanswered[kind], critical: critical) }
+            unanswered[kind] += 1
             nextID += 1
             let id = PlaybackID(rawValue: nextID)
-            completions[id] = completion
+            completions[id] = (completion, critical)
             let askedAt = monotonicNanoseconds()
             if case .notification(let notification) = request,
                let reason = rules.silenceReason(for: notification, at: Double(askedAt) / 1e9) {
@@ -186,11 +202,21 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
     /// Reports how `id` ended, once: its callback is queued, or its awaiting Task resumed.
     func finish(_ id: PlaybackID, _ result: PlaybackResult, warnings: [String] = [], file: String? = nil, stream: StreamFigures? = nil,
                 sound: (sampleRate: Int, channelCount: Int)? = nil) {
-        guard let completion = condition.withLock({ completions.removeValue(forKey: id) }) else { return }
+        guard let (completion, critical) = condition.withLock({ () -> (Completion, Bool)? in
+            guard let waiting = completions.removeValue(forKey: id) else { return nil }
+            if case .continuation = waiting.completion { unanswered[waiting.critical ? 1 : 0] -= 1 }
+            return waiting
+        }) else { return }
         let report = PlaybackReport(id: id, result: result, warnings: warnings, file: file, stream: stream,
                                     soundSampleRate: sound?.sampleRate, soundChannelCount: sound?.channelCount)
         switch completion {
-        case .callback(let callback): callbacks?.enqueue { callback(report) }
+        case .callback(let callback):
+            // Answered once the callback thread takes it: not under the queue's lock, which the
+            // callback thread does not hold while it runs callbacks, so the locks never nest.
+            callbacks?.enqueue { [self] in
+                condition.withLock { unanswered[critical ? 1 : 0] -= 1 }
+                callback(report)
+            }
         case .continuation(let continuation): continuation.resume(returning: report)
         }
     }
@@ -242,7 +268,7 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
     /// and once it returns no callback runs. The control thread closes the devices on its way
     /// out; this waits for that, at most `closeWait`.
     func close() {
-        let waiting = condition.withLock { () -> [PlaybackID: Completion] in
+        let waiting = condition.withLock { () -> [PlaybackID: (completion: Completion, critical: Bool)] in
             closed = true
             commands = FIFO()
             criticalPlays = FIFO()
@@ -251,7 +277,7 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
             defer { completions = [:] }
             return completions
         }
-        for (id, completion) in waiting {
+        for (id, (completion, _)) in waiting {
             if case .continuation(let continuation) = completion {
                 continuation.resume(returning: PlaybackReport(id: id, result: .cancelled))
             }

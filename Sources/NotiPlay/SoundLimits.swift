@@ -6,7 +6,8 @@
 public struct SoundLimits: Sendable, Hashable {
     /// Seconds: one sound per app (its desktop entry, else its app name) in that time.
     public var interval: Double?
-    /// At most this many sounds of all apps together in `interval`.
+    /// At most this many sounds of all apps together in `interval`; 0 or nil sets no limit of
+    /// its own, and a limit is never above ``mostSoundsPerInterval``.
     public var burstLimit: Int?
     /// Seconds a ringtone rings at most, from its request, unless cancelled before: it then
     /// fades out and ends `finished` (a ringtone ends no other way).
@@ -22,8 +23,18 @@ public struct SoundLimits: Sendable, Hashable {
     /// No limit at all.
     public static let none = SoundLimits(interval: nil, burstLimit: nil, ringCap: nil)
 
+    /// The most sounds of all apps together in `interval`, whatever `burstLimit` says (0 and nil
+    /// included): the rate rule remembers each app it let through until its interval has
+    /// passed, and a sender that names a new app in every notification must not grow that
+    /// memory. Far more sounds than anyone can tell apart in a second (16 play at once).
+    package static let mostSoundsPerInterval = 100
+
     /// The interval when the rate rule is on (a positive, finite number of seconds).
     var activeInterval: Double? { interval.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } }
+    /// The sounds of all apps together that may start in `interval`.
+    var activeBurstLimit: Int {
+        burstLimit.map { $0 > 0 ? min($0, Self.mostSoundsPerInterval) : Self.mostSoundsPerInterval } ?? Self.mostSoundsPerInterval
+    }
     /// The ring cap in seconds when it is on (positive and finite; at most 10^9 s).
     package var activeRingCap: Double? { ringCap.flatMap { $0.isFinite && $0 > 0 ? min($0, 1e9) : nil } }
     var ringCapNanoseconds: UInt64? { activeRingCap.map { UInt64($0 * 1e9) } }
@@ -62,13 +73,18 @@ struct RequestRules {
         forget(before: now - interval)
         let app = request.appID ?? ""
         if lastSound[app] != nil { return "rate limit: this app's last sound started less than \(interval) s ago" }
-        if let burstLimit = limits.burstLimit, burstLimit > 0, recentStarts.count >= burstLimit {
+        // Every app remembered is one of `recentStarts`: this bounds them both.
+        let burstLimit = limits.activeBurstLimit
+        if recentStarts.count >= burstLimit {
             return "rate limit: \(burstLimit) sounds started in the last \(interval) s"
         }
         lastSound[app] = now
         recentStarts.append(now)
         return nil
     }
+
+    /// The apps remembered now, for the tests.
+    var rememberedApps: Int { lastSound.count }
 
     private mutating func forget(before cutoff: Double) {
         // `recentStarts` is in order, and every app's last sound is one of them: when the oldest

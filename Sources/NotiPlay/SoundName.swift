@@ -70,6 +70,9 @@ public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConv
     /// Refused at once: this many requests of its kind (critical or not) are already waiting to
     /// be looked up (``NotificationSoundPlayer`` bounds its queue).
     case busy(waiting: Int, critical: Bool)
+    /// Refused at once: this many ids of its kind (critical or not) are not answered yet, their
+    /// callbacks held up by one that is slow or blocked (``NotificationSoundPlayer`` bounds them).
+    case unanswered(waiting: Int, critical: Bool)
     case attachment(String, String)
 
     /// Whether the sound is not there (or was not found within a lookup's bounds): a
@@ -106,6 +109,8 @@ public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConv
         case .closed: "the player is closed"
         case .busy(let waiting, let critical):
             "too many sounds asked for at once: \(waiting) \(critical ? "critical " : "")requests are already waiting to be looked up, so this one is refused"
+        case .unanswered(let waiting, let critical):
+            "too many sounds not yet answered: \(waiting) \(critical ? "critical " : "")requests wait for their callbacks (a callback is slow or blocked), so this one is refused"
         case .attachment(let path, let why): "\(path): not a valid notification attachment: \(why)"
         }
     }

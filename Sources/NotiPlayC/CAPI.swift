@@ -136,7 +136,7 @@ private func errorCode(_ result: PlaybackResult) -> noti_play_error {
         case .invalidName, .unreadable, .attachment: NOTI_PLAY_ERROR_UNREADABLE
         case .device: NOTI_PLAY_ERROR_DEVICE_FAILED
         case .deviceTimeout, .deviceStalled, .deviceUnresponsive: NOTI_PLAY_ERROR_DEVICE_STALLED
-        case .invalidVolume, .invalidSetting, .playback, .closed, .busy: NOTI_PLAY_ERROR_OTHER
+        case .invalidVolume, .invalidSetting, .playback, .closed, .busy, .unanswered: NOTI_PLAY_ERROR_OTHER
         }
     }
 }
@@ -260,6 +260,7 @@ private func notify(
     if flags & flagSuppress != 0 { hints.suppressSound = true }
     hints.isUpdate = flags & flagRequestUpdate != 0
     hints.hintsOnly = flags & flagRequestHintsOnly != 0
+    hints.notificationID = read.notification_id == 0 ? nil : read.notification_id
     return play(context, error) { (player) throws(NotificationSoundError) in
         try player.play(hints, completion: completion)
     }

@@ -27,8 +27,13 @@
  *   define), and for one that comes in a flood: while 256 requests of its kind (critical, or
  *   not) wait to be looked up, one more is refused at once rather than queued. A critical
  *   request is never refused for the non-critical ones waiting, nor waits behind them: it is
- *   looked up next. When a call returns 0 and `error` is not NULL, it stores a one-line
- *   message there that the caller frees with noti_play_free_string.
+ *   looked up next. Nor can answers pile up: while 1024 ids of its kind are not answered yet
+ *   (their callbacks held up by one that is slow or blocked), one more is refused at once too,
+ *   whatever it asks (a request silenced at the call included). A context's threads start with
+ *   its first sound: when the system gives none then (RLIMIT_NPROC, a cgroup's pids.max), that
+ *   call returns 0 with the reason, and the next call tries again. When a call returns 0 and
+ *   `error` is not NULL, it stores a one-line message there that the caller frees with
+ *   noti_play_free_string; a refused call spends no id.
  * - Each id returned is answered by exactly one callback, unless the context is freed first.
  *   Callbacks come one at a time from one noti-play thread that does nothing else: a slow
  *   callback delays other callbacks, never the sound. Inside a callback every noti_play_*
@@ -225,6 +230,9 @@ void noti_play_free(noti_play *context);
  * A ringtone (NOTI_PLAY_RINGTONE, a call category) not cancelled within 30 s of its call stops
  * then, faded, and reports FINISHED: a call nobody answered or closed must not ring for ever. The
  * sounds of the other play calls are never rate limited; their ringtones are capped too.
+ * A call whose notification is updated while it rings (a ringtone request with the same
+ * notification_id) keeps ringing, unbroken, once: the update is SILENCED and the ring stays the
+ * first request's, so the host ends it by cancelling that id (or every id of the notification).
  * urgency 2 (critical) makes it a critical sound: through quiet hours and do-not-disturb, at
  * exactly `volume`, fading the other sounds out. desktop_entry (else app_name) names the app whose
  * sound folders are searched: $XDG_DATA_HOME/noti-play/apps/ID/sounds, then each $XDG_DATA_DIRS.
@@ -240,9 +248,14 @@ typedef struct {
     int urgency;               /* the urgency hint: 0 low, 1 normal (also when absent or out of range), 2 critical */
     float volume;              /* 0.0 to 1.0: a critical sound's exact volume, else a gain */
     unsigned flags;            /* NOTI_PLAY_CRITICAL, _RINGTONE, _SUPPRESS, _REQUEST_UPDATE, _REQUEST_HINTS_ONLY */
+    uint32_t notification_id;  /* the notification's id (what Notify returns; replaces_id in an
+                                  update); 0: none. A ringtone asked for a notification whose
+                                  ringtone still rings does not ring twice: that ring goes on,
+                                  unbroken, under its own id, and this request is SILENCED
+                                  ("its notification's ringtone rings on (sound ID)") */
 } noti_play_request;
 
-#define NOTI_PLAY_REQUEST_INIT { sizeof(noti_play_request), NULL, NULL, NULL, NULL, NULL, 0, 1, 1.0f, 0u }
+#define NOTI_PLAY_REQUEST_INIT { sizeof(noti_play_request), NULL, NULL, NULL, NULL, NULL, 0, 1, 1.0f, 0u, 0u }
 
 /* Plays the sound a notification asks for (see noti_play_request). */
 uint64_t noti_play_notify(noti_play *context, const noti_play_request *request,
@@ -301,7 +314,10 @@ typedef struct {
     int do_not_disturb;          /* 1: silence non-critical sounds (and end those playing); 0: not */
     double rate_interval;        /* seconds: one notification's sound per app in that time
                                     (default 1); 0: no such limit */
-    int burst_limit;             /* sounds of all apps together per interval (default 3); 0: none */
+    int burst_limit;             /* sounds of all apps together per interval (default 3); 0: no
+                                    limit of its own. Never more than 100 (0 included): the rate
+                                    rule remembers each app it let through for the interval, and
+                                    a sender naming a new app each time must not grow that */
     double ring_cap;             /* seconds a ringtone rings at most (default 30); 0: no cap */
     int read_user_configuration; /* 1: unset fields come from noti-play.conf; 0: the defaults */
 } noti_play_settings;

@@ -1,4 +1,5 @@
 import ArgumentParser
+import NotiPlay
 import NotiPlayListen
 #if canImport(Glibc)
 import Glibc
@@ -48,7 +49,8 @@ struct ListenCommand: ParsableCommand {
 
     func validate() throws {
         guard interval.isFinite, (0...3600).contains(interval) else { throw ValidationError("--interval must be from 0 to 3600 seconds") }
-        guard (1...100).contains(burstLimit) else { throw ValidationError("--burst-limit must be from 1 to 100") }
+        let most = SoundLimits.mostSoundsPerInterval
+        guard (1...most).contains(burstLimit) else { throw ValidationError("--burst-limit must be from 1 to \(most)") }
         if address?.isEmpty == true { throw ValidationError("--address must name a D-Bus address, such as unix:path=/run/user/1000/bus") }
     }
 

@@ -23,6 +23,24 @@ import Testing
         #expect(rules.silenceReason(for: NotificationRequest(appName: "app3"), at: 6.01) == nil)
     }
 
+    /// The rule remembers each app it let through for the interval: a sender naming a new app in
+    /// every notification, with a burst limit of 0 (none of its own), nil or one past reason,
+    /// meets the ceiling of 100 sounds an interval, and the apps remembered never pass it.
+    @Test(arguments: [0, nil, Int.max] as [Int?])
+    func manyAppsCannotGrowWhatTheRuleRemembers(burstLimit: Int?) {
+        var rules = RequestRules(limits: SoundLimits(interval: 1, burstLimit: burstLimit))
+        var played = 0, silenced: Set<String> = [], mostRemembered = 0
+        for app in 0..<100_000 {
+            // 100,000 apps within one interval, then the next interval's.
+            let now = 10 + Double(app / 50_000) * 1.5 + Double(app % 50_000) * 1e-6
+            if let reason = rules.silenceReason(for: NotificationRequest(appName: "app\(app)"), at: now) { silenced.insert(reason) }
+            else { played += 1 }
+            mostRemembered = max(mostRemembered, rules.rememberedApps)
+        }
+        #expect(played == 2 * SoundLimits.mostSoundsPerInterval && mostRemembered == 100, "\(played) played, \(mostRemembered) remembered")
+        #expect(silenced == ["rate limit: 100 sounds started in the last 1.0 s"])
+    }
+
     @Test mutating func zeroOrNilSwitchesTheRateLimitOff() {
         for interval in [0, nil] as [Double?] {
             rules = RequestRules(limits: SoundLimits(interval: interval))

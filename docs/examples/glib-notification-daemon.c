@@ -53,6 +53,7 @@ static guint64 play(const char *app_name, GVariant *hints, gboolean update, guin
     guchar urgency = 1;
     if (g_variant_lookup(hints, "urgency", "y", &urgency)) request.urgency = urgency;
     if (update) request.flags |= NOTI_PLAY_REQUEST_UPDATE; /* a progress bar's next value: silent */
+    request.notification_id = id;                           /* a call updated while it rings rings once */
     return noti_play_notify(player, &request, ended, GUINT_TO_POINTER(id), NULL);
 }
 
