@@ -212,17 +212,7 @@ import Testing
         #expect(written == bundled.flatMap { [$0, $0] }, "\(written.count) samples written, \(bundled.count * 2) expected")
     }
 
-    /// Waits for reports (they come on the player's callback thread).
-    final class Reports: @unchecked Sendable {
-        let values = Mutex<[PlaybackReport]>([])
-        let semaphore = DispatchSemaphore(value: 0)
-        func add(_ report: PlaybackReport) { values.withLock { $0.append(report) }; semaphore.signal() }
-        /// The reports so far, after waiting (at most 10 s each) for `count` of them.
-        func wait(_ count: Int) -> [PlaybackReport] {
-            for _ in 0..<count { _ = semaphore.wait(timeout: .now() + 10) }
-            return values.withLock { $0 }
-        }
-    }
+    typealias Reports = PlayerTests.Reports
 
     func fileSize(_ path: String) -> Int {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
