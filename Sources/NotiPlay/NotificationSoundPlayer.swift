@@ -239,7 +239,7 @@ public final class NotificationSoundPlayer: Sendable {
             guard !state.closed else { throw .closed }
             let setup = state.setUp(makeConfiguration)
             let core = PlayerCore(configuration: setup.configuration, policy: setup.configuration.policy ?? SoundPolicy())
-            if let quiet = state.quiet { core.quiet = quiet }
+            if let quiet = state.quiet { core.setQuiet(quiet) }
             if let settings = state.settings { core.apply(settings) }
             if core.isClosed || !PlayerControl.start(core) {
                 core.controlEnded()  // no control thread: no device to wait for
@@ -320,11 +320,11 @@ public final class NotificationSoundPlayer: Sendable {
     }
 
     /// Fades the sound out (10 ms) and ends it; it reports `.cancelled`. Unknown ids are ignored.
-    public func cancel(_ id: PlaybackID) { startedCore?.post(.cancel(id)) }
+    public func cancel(_ id: PlaybackID) { startedCore?.control(id) { $0.cancel = true } }
 
     /// Pauses or resumes a sound where it is (a content extension's media play/pause).
-    public func pause(_ id: PlaybackID) { startedCore?.post(.pause(id, true)) }
-    public func resume(_ id: PlaybackID) { startedCore?.post(.pause(id, false)) }
+    public func pause(_ id: PlaybackID) { startedCore?.control(id) { $0.paused = true } }
+    public func resume(_ id: PlaybackID) { startedCore?.control(id) { $0.paused = false } }
 
     /// Drives the settings from the host's own configuration, at any time: each field set in
     /// `settings` wins over the user's `noti-play.conf`, each one left nil comes from it (see
@@ -354,8 +354,7 @@ public final class NotificationSoundPlayer: Sendable {
             if state.core == nil { state.quiet = .some(quiet) }
             return state.core
         }
-        core?.quiet = quiet
-        core?.post(.quietChanged)
+        core?.setQuiet(quiet)
     }
 
     /// Stops every sound and closes the devices (on the player's thread; it waits for them at
@@ -416,10 +415,10 @@ public final class NotificationSoundPlayer: Sendable {
                     return
                 }
                 id.withLock { $0 = submitted }
-                if Task.isCancelled { core.post(.cancel(submitted)) }  // cancelled before it was queued
+                if Task.isCancelled { core.control(submitted) { $0.cancel = true } }  // cancelled before it was queued
             }
         } onCancel: {
-            if let submitted = id.withLock({ $0 }) { core.post(.cancel(submitted)) }
+            if let submitted = id.withLock({ $0 }) { core.control(submitted) { $0.cancel = true } }
         }
         guard let report else { throw refusal.withLock { $0 } ?? .closed }
         return report

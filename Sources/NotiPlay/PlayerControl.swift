@@ -137,17 +137,22 @@ final class PlayerControl {
     private func handle(_ command: PlayerCommand) {
         switch command {
         case .play(let id, let request, let askedAt): play(id, request, askedAt: askedAt)
-        case .cancel(let id): cancel(id)
+        case .control(let id):
+            guard let control = core.takeControl(id) else { return }
+            if control.cancel {
+                cancel(id)
+            } else if let paused = control.paused {
+                if let (engine, voice) = playing(id) { engine.setPaused(voice, paused) }
+                else { sounds[id]?.paused = paused }
+            }
         case .quietChanged:
+            core.quietChangeTaken()
             silenceNonCritical()
         case .configure:
             guard let settings = core.takePendingSettings() else { return }
             let base = !settings.readsUserConfiguration ? SoundPolicy() : core.configuration.policy ?? SoundPolicy.load().policy
             core.policy = settings.applied(to: base)
             silenceNonCritical()
-        case .pause(let id, let paused):
-            if let (engine, voice) = playing(id) { engine.setPaused(voice, paused) }
-            else { sounds[id]?.paused = paused }
         case .voiceEnded(let id, let outcome):
             guard let sound = sounds[id] else { return }
             if case .failed(.device) = outcome, sound.resumed?.tookNothingSince == true {

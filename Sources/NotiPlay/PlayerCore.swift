@@ -26,8 +26,9 @@ enum Completion: Sendable {
 enum PlayerCommand: Sendable {
     /// `askedAt`: when `play` was called (monotonic nanoseconds): a ringtone's cap counts from it.
     case play(PlaybackID, PlayRequest, askedAt: UInt64)
-    case cancel(PlaybackID)
-    case pause(PlaybackID, Bool)
+    /// The host cancelled, paused or resumed the sound: what it asked waits in
+    /// ``PlayerCore/takeControl(_:)``.
+    case control(PlaybackID)
     /// The host's quiet switch changed: non-critical sounds playing or waiting now end if it is on.
     case quietChanged
     /// The host's latest settings (``PlayerCore/takePendingSettings()``): the policy is made
@@ -104,6 +105,11 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
     /// Set by the control thread once it has closed every device, on its way out.
     private var devicesClosed = false
     private var quietOverride: Bool?
+    /// A `.quietChanged` waits in `commands`: a host switching quiet in a loop queues one.
+    private var quietChangeWaiting = false
+    /// What the host asked of each sound since the control thread last looked, with one
+    /// `.control` command waiting for each: repeating a cancel or a pause queues nothing more.
+    private var controls: [PlaybackID: SoundControl] = [:]
     private var currentPolicy: SoundPolicy
     /// The latest settings a host gave, until the control thread makes its policy from them.
     private var pendingSettings: PlayerSettings?
@@ -181,6 +187,50 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
         }
     }
 
+    /// What a host asked of one sound: a cancel wins over a pause or resume, the latest of which wins.
+    struct SoundControl {
+        var cancel = false
+        var paused: Bool?
+    }
+
+    /// Asks the control thread to cancel, pause or resume `id`. Nothing is queued for an id
+    /// answered already (its sound has ended), and at most one command for each sound waits, so
+    /// however often a host repeats these calls, what waits is bounded by the sounds not yet
+    /// answered.
+    func control(_ id: PlaybackID, _ change: (inout SoundControl) -> Void) {
+        condition.withLock {
+            guard !closed, completions[id] != nil else { return }
+            let waiting = controls[id] != nil
+            change(&controls[id, default: SoundControl()])
+            if !waiting {
+                commands.append(.control(id))
+                condition.broadcast()
+            }
+        }
+    }
+
+    /// What the host asked of `id` since the last look, taken once.
+    func takeControl(_ id: PlaybackID) -> SoundControl? {
+        condition.withLock { controls.removeValue(forKey: id) }
+    }
+
+    /// Sets the host's quiet switch; the control thread then ends what it silences. A
+    /// `.quietChanged` already waiting reads the latest switch, so none more is queued.
+    func setQuiet(_ quiet: Bool?) {
+        condition.withLock {
+            quietOverride = quiet
+            guard !closed, !quietChangeWaiting else { return }
+            quietChangeWaiting = true
+            commands.append(.quietChanged)
+            condition.broadcast()
+        }
+    }
+
+    /// The control thread took the `.quietChanged`: a later switch queues another.
+    func quietChangeTaken() {
+        condition.withLock { quietChangeWaiting = false }
+    }
+
     /// Queues a command; false once closed (then it is dropped).
     @discardableResult
     func post(_ command: PlayerCommand) -> Bool {
@@ -192,10 +242,7 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
         }
     }
 
-    var quiet: Bool? {
-        get { condition.withLock { quietOverride } }
-        set { condition.withLock { quietOverride = newValue } }
-    }
+    var quiet: Bool? { condition.withLock { quietOverride } }
 
     var isClosed: Bool { condition.withLock { closed } }
 

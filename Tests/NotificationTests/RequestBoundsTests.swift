@@ -133,6 +133,83 @@ import Testing
         #expect(grew.count == 1 && grew[0] < 8 * 1024, "the host grew by \(grew.first ?? -1) KiB over the flood")
     }
 
+    /// A host (or a notification client it obeys) that cancels, pauses, resumes and switches
+    /// quiet in a loop queues at most one command per sound and one quiet change, whatever it
+    /// repeats: 2,000,000 pause/resume pairs and 2,000,000 quiet switches grow the host by no
+    /// more than a few MiB, the ring still answers its last wish (resumed, then cancelled), and
+    /// a cancel of an id answered long ago is ignored.
+    @Test func repeatedControlsQueueOneCommandPerSound() throws {
+        let program = try build(#"""
+            #include <noti-play.h>
+            #include <pthread.h>
+            #include <stdio.h>
+            #include <stdlib.h>
+            #include <string.h>
+            #include <time.h>
+
+            static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+            static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+            static noti_play_result result = (noti_play_result)-1;
+
+            static void ended(uint64_t id, noti_play_result ending, const char *detail, void *data) {
+                (void)id; (void)detail; (void)data;
+                pthread_mutex_lock(&lock);
+                result = ending;
+                pthread_cond_broadcast(&changed);
+                pthread_mutex_unlock(&lock);
+            }
+
+            static long resident_kib(void) {
+                FILE *status = fopen("/proc/self/status", "r");
+                char line[256];
+                long kib = -1;
+                while (status && fgets(line, sizeof line, status))
+                    if (strncmp(line, "VmRSS:", 6) == 0) kib = strtol(line + 6, NULL, 10);
+                if (status) fclose(status);
+                return kib;
+            }
+
+            int main(void) {
+                noti_play *player = noti_play_new("null", NULL, 0);
+                if (!player) return 2;
+                uint64_t ring = noti_play_default(player, 1.0f, NOTI_PLAY_RINGTONE | NOTI_PLAY_CRITICAL, ended, NULL, NULL);  /* quiet lets it ring */
+                if (!ring) return 3;
+                for (long call = 0; call < 100000; call++) {  /* warmed up: the bound is reached by now */
+                    noti_play_pause(player, ring);
+                    noti_play_resume(player, ring);
+                    noti_play_set_quiet(player, (int)(call & 1));
+                }
+                long before = resident_kib();
+                for (long call = 0; call < 2000000; call++) {
+                    noti_play_pause(player, ring);
+                    noti_play_resume(player, ring);
+                    noti_play_set_quiet(player, (int)(call & 1));
+                    noti_play_cancel(player, 12345);  /* never given */
+                }
+                long after = resident_kib();
+                noti_play_set_quiet(player, 0);
+                noti_play_cancel(player, ring);
+                struct timespec deadline;
+                clock_gettime(CLOCK_REALTIME, &deadline);
+                deadline.tv_sec += 30;
+                pthread_mutex_lock(&lock);
+                while ((int)result == -1 && pthread_cond_timedwait(&changed, &lock, &deadline) == 0) {}
+                noti_play_result ending = result;
+                pthread_mutex_unlock(&lock);
+                noti_play_free(player);
+                printf("ended %s\n", ending == NOTI_PLAY_CANCELLED ? "cancelled" : "otherwise");
+                printf("grew-kib %ld\n", after - before);
+                return 0;
+            }
+            """#, named: "controls")
+        let result = try TestTools.run(program, [], environment: ["XDG_CONFIG_HOME": folder.file("config")])
+        #expect(result.status == 0, "exit \(result.status): \(result.stderr)")
+        let lines = result.stdoutText.split(separator: "\n").map(String.init)
+        #expect(lines.first == "ended cancelled", "\(lines)")
+        let grew = lines.count == 2 ? Int(lines[1].split(separator: " ").last ?? "") : nil
+        #expect(grew.map { $0 < 4 * 1024 } == true, "\(lines)")
+    }
+
     /// A host whose first sound meets the system's limit on threads (RLIMIT_NPROC, lowered by
     /// the host itself to what it has) gets 0 and the reason, not a player closed for ever; once
     /// the limit is lifted the next call plays. Run as another user than root (root passes the
