@@ -49,7 +49,9 @@ public struct NotificationRequest: Sendable, Hashable {
     /// The notification's id (what `Notify` returned for it; its `replaces_id` in an update), so
     /// that a ringtone asked for a notification whose ringtone still rings does not ring twice:
     /// the ring goes on as it was, under the id it started with, and this request is silenced
-    /// ("its notification's ringtone rings on"). nil: every request is a notification of its own.
+    /// ("its notification's ringtone rings on"); any other request of it (the call answered or
+    /// ended) ends that ring, which reports `.cancelled`. nil: every request is a notification
+    /// of its own.
     public var notificationID: UInt32?
 
     public init(appName: String? = nil, desktopEntry: String? = nil, soundFile: SoundPath? = nil,

@@ -85,10 +85,6 @@ final class PlayerControl {
         let ringEnds: UInt64?
         /// It rang its cap: its fade ends it `finished`, not `cancelled`.
         var rangItsCap = false
-        /// Cancelled: it fades out, or ends once it has a device.
-        var cancelled = false
-        /// A ringtone asked for by a notification with this id (``NotificationRequest/notificationID``).
-        let ringingFor: UInt32?
         /// Started on a stream resumed from idle, which may have died unseen meanwhile (its sound
         /// server restarted between sounds: ALSA, pipewire-alsa's plugin among its devices, says
         /// so only at the next write), and the frames the stream had taken then. Should the
@@ -191,11 +187,6 @@ final class PlayerControl {
     // MARK: Playing
 
     private func play(_ id: PlaybackID, _ request: PlayRequest, askedAt: UInt64) {
-        let notification = ringtoneNotification(request)
-        if let notification, let ringing = ringing(notification) {
-            core.finish(id, .silenced("its notification's ringtone rings on (sound \(ringing.rawValue))"))
-            return
-        }
         var warnings: [String] = []
         let prepared: Prepared, path: String, isRingtone: Bool
         do throws(NotificationSoundError) {
@@ -220,8 +211,7 @@ final class PlayerControl {
         let ringCap = isRingtone ? core.limits.ringCapNanoseconds : nil
         sounds[id] = Sound(key: key, warnings: warnings, file: path,
                            shape: (Int(prepared.sound.sampleRate.rounded()), prepared.sound.channelCount), isCritical: prepared.isCritical,
-                           request: request, askedAt: askedAt, ringEnds: ringCap.map { askedAt + $0 },
-                           ringingFor: isRingtone ? notification : nil)
+                           request: request, askedAt: askedAt, ringEnds: ringCap.map { askedAt + $0 })
         switch devices[key] {
         case .open(let engine, _)? where engine.deviceFailure == nil:
             if parked[key] != nil { parked[key] = capped(parked[key]! + [prepared]) }  // behind the burst, in order
@@ -237,19 +227,6 @@ final class PlayerControl {
         case nil:
             open(key, for: prepared)
         }
-    }
-
-    /// The notification a request asks a ringtone for, when it names one.
-    private func ringtoneNotification(_ request: PlayRequest) -> UInt32? {
-        guard case .notification(let notification) = request, notification.sound.isRingtone else { return nil }
-        return notification.notificationID
-    }
-
-    /// The sound that rings, or will once its device is open, for `notification`: an update of a
-    /// call's notification keeps that ring rather than start another on top of it. One that
-    /// fades out (cancelled, silenced, at its cap) rings no more.
-    private func ringing(_ notification: UInt32) -> PlaybackID? {
-        sounds.first { $0.value.ringingFor == notification && !$0.value.cancelled && !$0.value.rangItsCap && $0.value.silencedBecause == nil }?.key
     }
 
     /// Whether a sound asked for before a critical one that is playing or waiting now was
@@ -445,7 +422,6 @@ final class PlayerControl {
 
     private func cancel(_ id: PlaybackID) {
         guard let sound = sounds[id] else { return }  // ended, or never was
-        sounds[id]?.cancelled = true
         if let (engine, voice) = playing(id) {
             engine.stop(voice)  // reported when the fade has ended
         } else if sound.voice == nil {

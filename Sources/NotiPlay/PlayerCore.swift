@@ -110,6 +110,9 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
     /// What the host asked of each sound since the control thread last looked, with one
     /// `.control` command waiting for each: repeating a cancel or a pause queues nothing more.
     private var controls: [PlaybackID: SoundControl] = [:]
+    /// The ringtone each notification (``NotificationRequest/notificationID``) rings, from the
+    /// call that asked for it until it is answered or cancelled (at most the ids unanswered).
+    private var rings: [UInt32: PlaybackID] = [:]
     private var currentPolicy: SoundPolicy
     /// The latest settings a host gave, until the control thread makes its policy from them.
     private var pendingSettings: PlayerSettings?
@@ -145,9 +148,11 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
             let id = PlaybackID(rawValue: nextID)
             completions[id] = (completion, critical)
             let askedAt = monotonicNanoseconds()
-            if case .notification(let notification) = request,
-               let reason = rules.silenceReason(for: notification, at: Double(askedAt) / 1e9) {
-                return (id, reason)
+            if case .notification(let notification) = request {
+                if let reason = ringRule(notification, id) ?? rules.silenceReason(for: notification, at: Double(askedAt) / 1e9) {
+                    return (id, reason)
+                }
+                if notification.sound.isRingtone, let key = notification.notificationID { rings[key] = id }
             }
             if critical {
                 criticalPlays.append(.play(id, request, askedAt: askedAt))
@@ -179,6 +184,18 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
         }
     }
 
+    /// A notification rings once, until it asks for something else: a ringtone asked again (an
+    /// update of a call still ringing) is silenced and the ring goes on unbroken; any other
+    /// sound or none (the call answered, ended) ends the ring, which reports `cancelled`.
+    /// Called under the lock; the reason when `notification` is silenced.
+    private func ringRule(_ notification: NotificationRequest, _ id: PlaybackID) -> String? {
+        guard let key = notification.notificationID, let ring = rings[key] else { return nil }
+        if notification.sound.isRingtone { return "its notification's ringtone rings on (sound \(ring.rawValue))" }
+        rings[key] = nil
+        queueControl(ring) { $0.cancel = true }
+        return nil
+    }
+
     /// The settings `apply` left for the control thread, taken once.
     func takePendingSettings() -> PlayerSettings? {
         condition.withLock {
@@ -198,15 +215,23 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
     /// however often a host repeats these calls, what waits is bounded by the sounds not yet
     /// answered.
     func control(_ id: PlaybackID, _ change: (inout SoundControl) -> Void) {
-        condition.withLock {
-            guard !closed, completions[id] != nil else { return }
-            let waiting = controls[id] != nil
-            change(&controls[id, default: SoundControl()])
-            if !waiting {
-                commands.append(.control(id))
-                condition.broadcast()
-            }
+        condition.withLock { queueControl(id, change) }
+    }
+
+    private func queueControl(_ id: PlaybackID, _ change: (inout SoundControl) -> Void) {
+        guard !closed, completions[id] != nil else { return }
+        let waiting = controls[id] != nil
+        change(&controls[id, default: SoundControl()])
+        if controls[id]?.cancel == true { forgetRing(id) }  // a call asked for again rings again
+        if !waiting {
+            commands.append(.control(id))
+            condition.broadcast()
         }
+    }
+
+    /// `id` rings for no notification any more (cancelled, or ended).
+    private func forgetRing(_ id: PlaybackID) {
+        if !rings.isEmpty, let key = rings.first(where: { $0.value == id })?.key { rings[key] = nil }
     }
 
     /// What the host asked of `id` since the last look, taken once.
@@ -251,6 +276,7 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
                 sound: (sampleRate: Int, channelCount: Int)? = nil) {
         guard let (completion, critical) = condition.withLock({ () -> (Completion, Bool)? in
             guard let waiting = completions.removeValue(forKey: id) else { return nil }
+            forgetRing(id)
             if case .continuation = waiting.completion { unanswered[waiting.critical ? 1 : 0] -= 1 }
             return waiting
         }) else { return }

@@ -232,7 +232,8 @@ void noti_play_free(noti_play *context);
  * sounds of the other play calls are never rate limited; their ringtones are capped too.
  * A call whose notification is updated while it rings (a ringtone request with the same
  * notification_id) keeps ringing, unbroken, once: the update is SILENCED and the ring stays the
- * first request's, so the host ends it by cancelling that id (or every id of the notification).
+ * first request's. A request with that notification_id that asks for no ringtone (the call was
+ * answered or ended) ends the ring, which reports CANCELLED; cancelling its id ends it too.
  * urgency 2 (critical) makes it a critical sound: through quiet hours and do-not-disturb, at
  * exactly `volume`, fading the other sounds out. desktop_entry (else app_name) names the app whose
  * sound folders are searched: $XDG_DATA_HOME/noti-play/apps/ID/sounds, then each $XDG_DATA_DIRS.
@@ -252,7 +253,8 @@ typedef struct {
                                   update); 0: none. A ringtone asked for a notification whose
                                   ringtone still rings does not ring twice: that ring goes on,
                                   unbroken, under its own id, and this request is SILENCED
-                                  ("its notification's ringtone rings on (sound ID)") */
+                                  ("its notification's ringtone rings on (sound ID)"); any
+                                  other request of it ends that ring (CANCELLED) */
 } noti_play_request;
 
 #define NOTI_PLAY_REQUEST_INIT { sizeof(noti_play_request), NULL, NULL, NULL, NULL, NULL, 0, 1, 1.0f, 0u, 0u }

@@ -334,4 +334,41 @@ import Testing
         let oneRing = prefix.indices.allSatisfy { prefix[$0] == loop[$0 % loop.count] }  // a Bool: not a million samples in a message
         #expect(oneRing, "what was written up to the cancel is not one ring looped")
     }
+
+    /// A call answered: its notification is updated to ask for no ringtone, and the library
+    /// ends the ring itself (the host need not know which sound rings), within the rate rule's
+    /// second too; the same notification ringing again later rings again.
+    @Test func anUpdateThatAsksForNoRingtoneEndsTheRing() throws {
+        let ring = folder.file("ring.caf")
+        try TestTools.runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=660:d=0.05:r=44100", "-ac", "2",
+                                            "-c:a", "adpcm_ima_qt", "-y", ring])
+        let capture = folder.file("answered.raw")
+        let player = NotificationSoundPlayer(configuration: .init(
+            appFolders: [folder.path], device: "file:FILE=\(capture),FORMAT=raw", policy: SoundPolicy()))  // the rate rule on
+        let reports = Reports()
+        let call = NotificationRequest(appName: "phone", soundName: "ring.caf", category: "call.incoming", notificationID: 9)
+        let first = try player.play(call) { reports.add($0) }
+        let deadline = Date().addingTimeInterval(10)
+        while fileSize(capture) < 8 * 2205 * 4 && Date() < deadline { usleep(1000) }
+        var answered = NotificationRequest(appName: "phone", notificationID: 9)
+        answered.isUpdate = true
+        let update = try player.play(answered) { reports.add($0) }
+        let ended = reports.wait(2)
+        let sizeAtEnd = fileSize(capture)
+        #expect(Set(ended.map(\.id)) == [first, update], "\(ended)")
+        #expect(ended.first { $0.id == first }?.result == .cancelled, "\(ended)")
+        #expect(ended.first { $0.id == update }.map { if case .silenced = $0.result { true } else { false } } == true, "\(ended)")
+        // Nothing rings on: past the period that may still hold the fade's end, the stream
+        // writes silence or nothing, never the ring again.
+        usleep(300_000)
+        let written = try Data(contentsOf: URL(fileURLWithPath: capture)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        #expect(written[min(sizeAtEnd / 4 + 2 * 4410, written.count)...].allSatisfy { $0 == 0 }, "the ring went on after it was answered")
+        // The same notification rings again later (its earlier ring is forgotten, not "rings on").
+        usleep(1_100_000)  // past the rate rule's second
+        let again = try player.play(call) { reports.add($0) }
+        player.cancel(again)
+        let last = reports.wait(3).last
+        player.close()
+        #expect(last?.id == again && last?.result == .cancelled, "\(String(describing: last))")
+    }
 }
