@@ -184,7 +184,7 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
     var isClosed: Bool { condition.withLock { closed } }
 
     /// Reports how `id` ended, once: its callback is queued, or its awaiting Task resumed.
-    func finish(_ id: PlaybackID, _ result: PlaybackResult, warnings: [String] = [], file: String? = nil, stream: StreamFigures? = nil,
+    func finish(_ id: PlaybackID, _ result: PlaybackResult, warnings: [PlaybackWarning] = [], file: String? = nil, stream: StreamFigures? = nil,
                 sound: (sampleRate: Int, channelCount: Int)? = nil) {
         guard let completion = condition.withLock({ completions.removeValue(forKey: id) }) else { return }
         let report = PlaybackReport(id: id, result: result, warnings: warnings, file: file, stream: stream,

@@ -114,7 +114,7 @@ public typealias NotiPlayReportCallback = @convention(c) (UnsafeRawPointer?, Uns
 /// noti-play.h's result code for a report, and its one-line detail: the reason for SILENCED and
 /// FAILED, otherwise the warnings.
 private func resultAndDetail(_ report: PlaybackReport) -> (noti_play_result, String) {
-    let warnings = report.warnings.joined(separator: "; ")
+    let warnings = report.warnings.map(\.text).joined(separator: "; ")
     return switch report.result {
     case .finished: (NOTI_PLAY_FINISHED, warnings)
     case .cancelled: (NOTI_PLAY_CANCELLED, warnings)
@@ -133,11 +133,26 @@ private func errorCode(_ result: PlaybackResult) -> noti_play_error {
     case .failed(let error):
         switch error {
         case .notFound, .themeLookupStopped: NOTI_PLAY_ERROR_NOT_FOUND
-        case .invalidName, .unreadable, .attachment: NOTI_PLAY_ERROR_UNREADABLE
+        case .file(_, .unreadable, _), .invalidName, .attachment: NOTI_PLAY_ERROR_UNREADABLE
+        case .file(_, .unsupportedFormat, _): NOTI_PLAY_ERROR_UNSUPPORTED_FORMAT
+        case .file(_, .malformed, _): NOTI_PLAY_ERROR_MALFORMED
         case .device: NOTI_PLAY_ERROR_DEVICE_FAILED
         case .deviceTimeout, .deviceStalled, .deviceUnresponsive: NOTI_PLAY_ERROR_DEVICE_STALLED
         case .invalidVolume, .invalidSetting, .playback, .closed, .busy: NOTI_PLAY_ERROR_OTHER
         }
+    }
+}
+
+/// noti-play.h's NOTI_PLAY_WARNING_ bits for a report's warnings.
+private func warningBits(_ warnings: [PlaybackWarning]) -> UInt32 {
+    warnings.reduce(0) { bits, warning in
+        let bit = switch warning.kind {
+        case .tooLong: NOTI_PLAY_WARNING_TOO_LONG
+        case .notFound: NOTI_PLAY_WARNING_NOT_FOUND
+        case .defaultUnplayable: NOTI_PLAY_WARNING_DEFAULT_UNPLAYABLE
+        case .appIDUnused: NOTI_PLAY_WARNING_APP_ID_UNUSED
+        }
+        return bits | UInt32(bit)
     }
 }
 
@@ -167,7 +182,8 @@ private struct ReportTarget: @unchecked Sendable {
             withOptionalCString(report.file) { file in
                 var shown = noti_play_report(
                     size: MemoryLayout<noti_play_report>.size, id: UInt64(report.id.rawValue),
-                    result: code, error: errorCode(report.result), detail: detail, file: file)
+                    result: code, error: errorCode(report.result), detail: detail, file: file,
+                    warnings: warningBits(report.warnings))
                 withUnsafePointer(to: &shown) { callback(UnsafeRawPointer($0), userData) }
             }
         }

@@ -204,7 +204,7 @@ struct PlayOptions: ParsableArguments {
             return true
         } }
         let report = try waitForReport(ended, wake: wake, armRingtoneTimer: ringFor, interrupted: interrupted, exitInterrupted: exitInterrupted)
-        report.warnings.forEach { Output.standardError("noti-play: warning: " + $0) }
+        report.warnings.forEach { Output.standardError("noti-play: warning: " + $0.text) }
         switch report.result {
         case .silenced(let reason):
             Output.standardError("noti-play: not playing \(sound): \(reason)")

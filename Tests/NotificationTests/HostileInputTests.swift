@@ -186,7 +186,7 @@ import Testing
                 while case let n = try buffer.withUnsafeMutableBufferPointer({ try source.read(into: $0) }), n > 0 { frames += n }
                 switch frames {
                 case shortFrames: outcomes["short", default: 0] += 1
-                case defaultFrames where resolved.warnings.contains(where: { $0.contains("lasts 40.0 s") }): outcomes["default", default: 0] += 1
+                case defaultFrames where resolved.warnings.contains(where: { $0.text.contains("lasts 40.0 s") }): outcomes["default", default: 0] += 1
                 default: Issue.record("played \(frames) frames: neither the short sound nor the default")
                 }
             } catch {
