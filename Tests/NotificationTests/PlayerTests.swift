@@ -69,7 +69,7 @@ import Testing
         #expect(report?.id == id && report?.result == .finished && report?.warnings == [])
         // What played, and on what: the file found and the stream's format (a mono or stereo
         // sound shares a stereo stream at its rate).
-        #expect(report?.file == "ping.caf")
+        #expect(report?.file == sound, "the full path of the file found in the app's folder")
         #expect(report?.stream?.format.sampleRate == 44100 && report?.stream?.format.channelCount == 2)
         player.close()
         #expect(try samples(capture) == (try SoundDecoder(path: sound).readAll()))
