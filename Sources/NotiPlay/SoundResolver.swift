@@ -63,7 +63,7 @@ public struct SoundResolver: Sendable {
             file = SoundFile(try Self.open(path), formats: .anyReadable)
         case .notificationFile(let path):
             // Relative to what? The daemon's working folder means nothing to the sender.
-            guard path.bytes.first == UInt8(ascii: "/") else { throw .unreadable(path.description, "a notification's sound-file must be an absolute path") }
+            guard path.isAbsolute else { throw .unreadable(path.description, "a notification's sound-file must be an absolute path") }
             let opened = try Self.open(path)
             file = SoundFile(opened, formats: .forNotificationFile(opened, themeFolders: SoundTheme.standardBaseFolders))
         }
@@ -130,7 +130,7 @@ public struct SoundResolver: Sendable {
             // Checked by decoding its header: a configured sound that cannot play must not turn a
             // critical alert into silence.
             do throws(NotificationSoundError) {
-                return try ParsedSound(SoundFile(try Self.open(SoundPath(configured)), formats: .anyReadable))
+                return try ParsedSound(SoundFile(try Self.open(configured), formats: .anyReadable))
             } catch {
                 warnings.append(.init(.defaultUnplayable, "\(error.description): the configured sound cannot be played; using noti-play's own"))
             }

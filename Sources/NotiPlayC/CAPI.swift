@@ -231,6 +231,9 @@ private func bytes(_ pointer: UnsafePointer<CChar>) -> [UInt8] {
     Array(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)))
 }
 
+/// The path at `pointer`, its bytes exact, or nil for NULL.
+private func path(_ pointer: UnsafePointer<CChar>?) -> SoundPath? { pointer.map { SoundPath(bytes: bytes($0)) } }
+
 @_cdecl("noti_play_notify")
 public func noti_play_notify(
     _ context: OpaquePointer?, _ request: UnsafeRawPointer?,
@@ -262,7 +265,7 @@ private func notify(
     var hints = NotificationRequest()
     hints.appName = string(read.app_name)
     hints.desktopEntry = string(read.desktop_entry)
-    hints.soundFile = read.sound_file.map { SoundPath(bytes: bytes($0)) }
+    hints.soundFile = path(read.sound_file)
     hints.soundName = string(read.sound_name)
     hints.category = string(read.category)
     hints.suppressSound = read.suppress_sound != 0
@@ -353,7 +356,7 @@ public func noti_play_configure(
     func number<T: BinaryFloatingPoint>(_ value: T) -> T? { value == T(unset) ? nil : value }
     let swiftSettings = PlayerSettings(
         notificationVolume: number(read.notification_volume), theme: string(read.theme),
-        defaultSound: string(read.default_sound), criticalSound: string(read.critical_sound), ringtoneSound: string(read.ringtone_sound),
+        defaultSound: path(read.default_sound), criticalSound: path(read.critical_sound), ringtoneSound: path(read.ringtone_sound),
         doNotDisturb: read.do_not_disturb == unset ? nil : read.do_not_disturb != 0,
         rateInterval: number(read.rate_interval), burstLimit: read.burst_limit == unset ? nil : Int(read.burst_limit),
         ringCap: number(read.ring_cap), readsUserConfiguration: read.read_user_configuration != 0)

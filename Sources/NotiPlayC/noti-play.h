@@ -333,9 +333,9 @@ typedef struct {
     size_t size;                 /* sizeof(noti_play_settings) */
     float notification_volume;   /* 0.0 to 1.0: the volume of non-critical sounds */
     const char *theme;           /* the freedesktop sound theme for sound names */
-    const char *default_sound;   /* paths of the default notification, critical and ringtone */
-    const char *critical_sound;  /*   sounds (the host's own, trusted); else noti-play.conf's, */
-    const char *ringtone_sound;  /*   else the bundled ones */
+    const char *default_sound;   /* absolute paths of the default notification, critical and */
+    const char *critical_sound;  /*   ringtone sounds (the host's own, trusted; opened byte for */
+    const char *ringtone_sound;  /*   byte, UTF-8 or not); else noti-play.conf's, else the bundled ones */
     int do_not_disturb;          /* 1: silence non-critical sounds (and end those playing); 0: not */
     double rate_interval;        /* seconds: one notification's sound per app in that time
                                     (default 1); 0: no such limit */
@@ -352,7 +352,7 @@ typedef struct {
  * without blocking (noti-play.conf is read on noti-play's own thread). The rate limits apply to
  * the requests asked after it returns, the rest to the sounds looked up after it. Returns 0, or
  * -1 for settings that can never apply (a volume outside 0.0 to 1.0, a theme name that is a
- * path, a negative interval), with a one-line message in `error` when it is not NULL (freed with
+ * path, a sound path that is not absolute, a negative interval), with a one-line message in `error` when it is not NULL (freed with
  * noti_play_free_string); nothing changes then.
  */
 int noti_play_configure(noti_play *context, const noti_play_settings *settings, char **error);

@@ -446,6 +446,77 @@ import Testing
         #expect(lines[4].hasPrefix("5 result 3 error 7 file \(text) ") && lines[4].contains("detail \(text): "), "\(lines[4])")
     }
 
+    /// noti_play_configure's default sound is opened by its bytes: a file whose name is not UTF-8
+    /// (Latin-1's "ÿ", byte 0xFF) plays as the default, with no warning, and the report names it
+    /// escaped. A relative path is refused at the call, with the reason: at each sound it would
+    /// have been opened from whatever the daemon's working folder was. Before, the name went
+    /// through a Swift String (0xFF became U+FFFD, a file that is not there) and the relative path
+    /// was taken.
+    @Test func aConfiguredDefaultSoundIsOpenedByItsBytesAndMustBeAbsolute() throws {
+        let source = folder.file("configured-bytes.c")
+        try #"""
+            #include <noti-play.h>
+            #include <pthread.h>
+            #include <stddef.h>
+            #include <stdio.h>
+
+            static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+            static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+            static int answered = 0;
+
+            static void on_end(const noti_play_report *report, void *user_data) {
+                (void)user_data;
+                pthread_mutex_lock(&lock);
+                printf("result %d error %d warnings %u file %s detail %s\n", (int)report->result, (int)report->error,
+                       report->warnings, report->file ? report->file : "(none)", report->detail);
+                answered = 1;
+                pthread_cond_signal(&changed);
+                pthread_mutex_unlock(&lock);
+            }
+
+            int main(int argc, char **argv) {
+                if (argc != 3) return 64;
+                noti_play_options options = NOTI_PLAY_OPTIONS_INIT;
+                options.device = argv[1];
+                noti_play *player = noti_play_new_with_options(&options, NULL);
+                noti_play_settings settings = NOTI_PLAY_SETTINGS_INIT;
+                settings.read_user_configuration = 0;
+                settings.default_sound = "sounds/bell.wav";
+                char *error = NULL;
+                int refused = noti_play_configure(player, &settings, &error);
+                printf("relative %d %s\n", refused, error ? error : "(none)");
+                noti_play_free_string(error);
+                char path[4096];
+                snprintf(path, sizeof path, "%s/bell-\xff.wav", argv[2]);
+                settings.default_sound = path;
+                if (noti_play_configure(player, &settings, NULL) != 0) return 1;
+                noti_play_request request = NOTI_PLAY_REQUEST_INIT;
+                if (noti_play_notify_reporting(player, &request, on_end, NULL, NULL) == 0) return 1;
+                pthread_mutex_lock(&lock);
+                while (!answered) pthread_cond_wait(&changed, &lock);
+                pthread_mutex_unlock(&lock);
+                noti_play_free(player);
+                return 0;
+            }
+            """#.write(toFile: source, atomically: true, encoding: .utf8)
+        let program = try build(source, named: "configured-bytes")
+        let bell = folder.file("bell.wav")
+        try TestTools.runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=660:d=0.2", "-ac", "2", "-c:a", "pcm_s16le", "-y", bell])
+        // The name's last byte before ".wav" is 0xFF, which no UTF-8 string holds: made by the shell.
+        try TestTools.runChecked("/bin/sh", ["-c", #"cp "$1" "$2/bell-$(printf '\377').wav""#, "sh", bell, folder.path])
+        let capture = folder.file("configured-bytes.raw")
+        let result = try TestTools.run("/bin/sh", ["-c", "cd / && exec \"$@\"", "sh", program, "file:FILE=\(capture),FORMAT=raw", folder.path],
+                                       environment: ["XDG_CONFIG_HOME": folder.file("config"), "XDG_DATA_HOME": folder.file("data")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdoutText.split(separator: "\n").map(String.init)
+        #expect(lines == [
+            "relative -1 settings refused: the default sound's path 'sounds/bell.wav' is not absolute: it would be opened from the working folder at each sound",
+            "result 0 error 0 warnings 0 file \(folder.path)/bell-\\xFF.wav detail ",
+        ], "\(lines)")
+        let played = try Data(contentsOf: URL(fileURLWithPath: capture)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        #expect(played == (try SoundDecoder(path: bell).readAll()), "\(played.count) samples played")
+    }
+
     /// Issue 23's C side. noti_play_new with NULL folders and a huge count returns (NULL folders
     /// are no folders; before, it looped over the count, 10^9 in 0.44 s and 2^62 in years, in a
     /// call that must not block: a watchdog ends it). A flood of play calls, more than a host

@@ -42,6 +42,15 @@ import Testing
         #expect(policy.theme == "mine")
     }
 
+    /// A default sound in noti-play.conf is an absolute path: a relative one would be opened
+    /// from the working folder of whatever plays it (a daemon's is anywhere), so it is ignored,
+    /// with a warning; an absolute one is kept byte for byte.
+    @Test func aRelativeDefaultSoundInTheConfigurationIsIgnoredWithAWarning() {
+        let (policy, warnings) = SoundPolicy.parse("default-sound = sounds/bell.wav\ncritical-sound = /srv/alarm.wav\n")
+        #expect(policy.defaultSound == nil && policy.criticalSound == SoundPath("/srv/alarm.wav"), "\(policy)")
+        #expect(warnings == ["configuration:1: default-sound must be an absolute path, not 'sounds/bell.wav'"], "\(warnings)")
+    }
+
     @Test(arguments: ["-1:00-05:00", "00:00-00:00", "24:00-01:00", "1:5-02:00", "01:00-+2:00", "01:00-05:00-06:00", "aa:00-05:00"])
     func aQuietHoursWindowThatIsNotOneIsRefusedWithAWarning(window: String) {
         let (policy, warnings) = SoundPolicy.parse("quiet-hours = \(window)\n")
