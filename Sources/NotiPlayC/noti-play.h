@@ -47,7 +47,7 @@
  * of the application noti_play_options names, so the desktop's alert volume and role rules apply
  * to them. (Only ALSA's pulse plugin, chosen with NOTI_PLAY_BACKEND_ALSA on a PulseAudio desktop,
  * takes a role from nowhere but PULSE_PROP_media.role=event in the host's environment.)
- * It needs no Swift toolchain at run time: the Swift runtime is inside. Its bundled sounds are
+ * It needs no Swift toolchain at run time: the Swift runtime and libdispatch are inside. Its bundled sounds are
  * found from the library's own location (PREFIX/lib -> PREFIX/share/noti-play/sounds), whatever
  * the host program's.
  */
