@@ -73,6 +73,28 @@ if [ -n "$left" ]; then
     exit 1
 fi
 
+# The code of others linked into a binary, each known by a string of its own that stripping
+# keeps (a Swift module's name, libdispatch's root queue's): what each package's copyright names
+# is what its binary holds.
+components=(
+    'Swift|the Swift standard library and runtime (swift.org; Apache-2.0 with the Runtime Library Exception)'
+    'com.apple.root.default-qos|libdispatch and its BlocksRuntime (swift-corelibs-libdispatch; libdispatch Apache-2.0, BlocksRuntime Apache-2.0 with the Runtime Library Exception)'
+    'ArgumentParser|swift-argument-parser (Apache-2.0 with the Runtime Library Exception)'
+    'FoundationEssentials|FoundationEssentials of swift-foundation (Apache-2.0 with the Runtime Library Exception)'
+    'N9__gnu_cxx20recursive_init_errorE|the parts of GCC'"'"'s libstdc++ the Swift runtime uses (GPL-3+ with the GCC Runtime Library Exception 3.1)'
+)
+bundled() {  # bundled ELF: the components linked into ELF, one line each, as a field's lines
+    local found; found=$(strings -a "$1" | sort -u)
+    for component in "${components[@]}"; do
+        if grep -qxF -- "${component%%|*}" <<<"$found"; then echo "  - ${component#*|}"; fi
+    done
+}
+declare -A binary=([noti-play]=usr/bin/noti-play [libnoti-play0]=$libdir/libnoti-play.so.$version) linked=()
+for package in "${!binary[@]}"; do
+    linked[$package]=$(bundled "$(tree "$package")/${binary[$package]}")
+    [ -n "${linked[$package]}" ] || { echo "make-deb.sh: no Swift runtime found in ${binary[$package]} (is strings there?)" >&2; exit 1; }
+done
+
 # The command carries no debugging sections and no rpath of the build folder's; man pages are
 # compressed (Debian policy 12.1).
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$(tree noti-play)/usr/bin/noti-play"
@@ -86,14 +108,22 @@ for package in noti-play libnoti-play0 libnoti-play-dev; do
     mkdir -p "$doc"
     # The licence's text from LICENSE, the one place it is written, as the format's indented lines.
     {
+        echo "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"
+        echo "Upstream-Name: noti-play"
+        echo "Comment: Built from the noti-play repository by scripts/make-deb.sh."
+        if [ -n "${binary[$package]:-}" ]; then
+            cat <<EOF
+ Linked into ${binary[$package]}, each under its own licence:
+${linked[$package]}
+ The Apache License 2.0 is /usr/share/common-licenses/Apache-2.0. Its Runtime Library
+ Exception waives the attribution it asks for in code compiled with Swift; libdispatch's
+ C code has none: Copyright Apple Inc. and the Swift project authors, licensed under the
+ Apache License, Version 2.0. libstdc++ is Copyright the Free Software Foundation, under the
+ GNU General Public License 3 or later (/usr/share/common-licenses/GPL-3) with the GCC Runtime
+ Library Exception 3.1, which allows it to be linked into a program under any licence.
+EOF
+        fi
         cat <<EOF
-Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
-Upstream-Name: noti-play
-Comment: Built from the noti-play repository by scripts/make-deb.sh. The command and
- libnoti-play.so.0 have the Swift standard library and runtime linked in, which the
- Swift project ships under the Apache License 2.0 with its Runtime Library Exception
- (/usr/share/common-licenses/Apache-2.0); the exception waives the Apache License's
- attribution for code compiled with Swift.
 
 Files: *
 Copyright: 2026 the noti-play authors

@@ -82,6 +82,9 @@ public struct SoundPath: Sendable, Hashable, CustomStringConvertible {
     public var bytes: [UInt8]
     public init(_ path: String) { bytes = Array(path.utf8) }
     public init(bytes: [UInt8]) { self.bytes = bytes }
+    /// Whether it starts at `/`: a relative path means the working folder of whatever process
+    /// plays it, which is nothing to whoever named it.
+    public var isAbsolute: Bool { bytes.first == UInt8(ascii: "/") }
     /// The path for messages, control characters and bytes that are not UTF-8 escaped; one longer
     /// than any the system opens (PATH_MAX, 4096 bytes) is cut there, so a message stays a line
     /// a person can read.

@@ -193,7 +193,7 @@ public final class NotificationSoundPlayer: Sendable {
             let (output, outputWarnings) = configuration.output.clamped()
             configuration.output = output
             self.configuration = configuration
-            warnings = outputWarnings + SoundLocator(appFolders: configuration.appFolders, appID: configuration.appID).warnings
+            warnings = outputWarnings + SoundLocator(appFolders: configuration.appFolders, appID: configuration.appID).warnings.map(\.text)
         }
     }
 

@@ -28,17 +28,17 @@ final class OggFLACSource: ForeignFrameSource {
 
     init(_ sound: SoundFile, loops: Bool) throws(NotificationSoundError) {
         if let missing = noti_ogg_flac_load() {
-            throw .unreadable(sound.path, "it is Ogg FLAC, and \(String(cString: missing))")
+            throw .file(sound.path, .unsupportedFormat, "it is Ogg FLAC, and \(String(cString: missing))")
         }
         var info = noti_ogg_flac_info()
         var reason: UnsafePointer<CChar>?
         guard let stream = noti_ogg_flac_open(sound.file.descriptor, Int64(sound.file.byteCount), &info, &reason) else {
-            throw .unreadable(sound.path, "it is Ogg FLAC, but " + Self.text(reason))
+            throw .file(sound.path, .malformed, "it is Ogg FLAC, but " + Self.text(reason))
         }
         guard info.channels >= 1, Int(info.channels) <= StreamDescription.maximumChannelCount,
               Double(info.sample_rate) <= StreamDescription.maximumSampleRate else {
             noti_ogg_flac_close(stream)
-            throw .unreadable(sound.path, "\(info.channels) channel(s) at \(info.sample_rate) Hz cannot be played")
+            throw .file(sound.path, .unsupportedFormat, "\(info.channels) channel(s) at \(info.sample_rate) Hz cannot be played")
         }
         self.stream = stream
         file = sound.file

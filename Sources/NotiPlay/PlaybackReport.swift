@@ -25,15 +25,45 @@ public enum PlaybackResult: Sendable, Equatable {
     case failed(NotificationSoundError)
 }
 
+/// Something a `play` did other than asked, though it played: one line for people, and its kind
+/// for a host that acts on it (noti-play.h's NOTI_PLAY_WARNING_ bits).
+public struct PlaybackWarning: Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable, CaseIterable {
+        /// The sound lasts 30 s or more: the default sound plays instead.
+        case tooLong
+        /// The sound asked for was not found, or a file of its name was refused: the default
+        /// sound plays instead.
+        case notFound
+        /// The configured default sound cannot be played: noti-play's own plays instead.
+        case defaultUnplayable
+        /// The app id cannot name a folder: the app's sound folders are not searched.
+        case appIDUnused
+    }
+
+    public let kind: Kind
+    public let text: String
+
+    /// - Parameters:
+    ///   - kind: what happened.
+    ///   - text: the one line that says it, for people.
+    public init(_ kind: Kind, _ text: String) {
+        self.kind = kind
+        self.text = text
+    }
+
+    public var description: String { text }
+}
+
 /// What a `play` came to: its id, its outcome, the warnings it raised on the way (a sound of
-/// 30 s or more replaced by the default, a configured default that cannot play, an app id that
+/// 30 s or more replaced by the default, a configured default that cannot be played, an app id that
 /// is not a valid name) and the file that was found for it.
 public struct PlaybackReport: Sendable, Equatable {
     public let id: PlaybackID
     public let result: PlaybackResult
-    public let warnings: [String]
-    /// The file the lookup chose (control characters escaped), once it found one: what played,
-    /// or what failed to decode. nil when nothing was found, or nothing was looked up.
+    public let warnings: [PlaybackWarning]
+    /// The full path of the file the lookup chose (control characters escaped): what played, or
+    /// what was to and could not be read or decoded (a `sound-file` that is not there included).
+    /// nil when nothing was found, or nothing was looked up.
     public let file: String?
     /// The device stream it played on, as it was when the sound ended (the format the device
     /// agreed to, underruns): nil when it never reached a device.
@@ -44,7 +74,7 @@ public struct PlaybackReport: Sendable, Equatable {
     public let soundSampleRate: Int?
     public let soundChannelCount: Int?
 
-    public init(id: PlaybackID, result: PlaybackResult, warnings: [String] = [], file: String? = nil, stream: StreamFigures? = nil,
+    public init(id: PlaybackID, result: PlaybackResult, warnings: [PlaybackWarning] = [], file: String? = nil, stream: StreamFigures? = nil,
                 soundSampleRate: Int? = nil, soundChannelCount: Int? = nil) {
         self.id = id
         self.result = result

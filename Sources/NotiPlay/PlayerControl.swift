@@ -69,7 +69,7 @@ final class PlayerControl {
     private struct Sound {
         let key: EngineKey
         var voice: VoiceID?
-        let warnings: [String]
+        let warnings: [PlaybackWarning]
         /// The file found, and its rate and channels, for the report.
         let file: String
         let shape: (sampleRate: Int, channelCount: Int)
@@ -187,7 +187,7 @@ final class PlayerControl {
     // MARK: Playing
 
     private func play(_ id: PlaybackID, _ request: PlayRequest, askedAt: UInt64) {
-        var warnings: [String] = []
+        var warnings: [PlaybackWarning] = []
         let prepared: Prepared, path: String, isRingtone: Bool
         do throws(NotificationSoundError) {
             let resolved = try resolve(request, warnings: &warnings)
@@ -204,7 +204,7 @@ final class PlayerControl {
             core.configuration.afterLookup(path)
             prepared = Prepared(id: id, sound: try core.cache.open(file, loops: loops), volume: volume, isCritical: isCritical)
         } catch {
-            core.finish(id, .failed(error), warnings: warnings)
+            core.finish(id, .failed(error), warnings: warnings, file: error.filePath)
             return
         }
         let key = EngineKey(device: core.configuration.device)
@@ -237,7 +237,7 @@ final class PlayerControl {
     }
 
     /// The file, the volume to play it at and its kind, or why nothing plays.
-    private func resolve(_ request: PlayRequest, warnings: inout [String]) throws(NotificationSoundError) -> ResolvedSound.Action {
+    private func resolve(_ request: PlayRequest, warnings: inout [PlaybackWarning]) throws(NotificationSoundError) -> ResolvedSound.Action {
         let configuration = core.configuration
         var appID = configuration.appID
         if case .notification(let notification) = request, let requested = notification.appID { appID = requested }

@@ -272,7 +272,7 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
     var isClosed: Bool { condition.withLock { closed } }
 
     /// Reports how `id` ended, once: its callback is queued, or its awaiting Task resumed.
-    func finish(_ id: PlaybackID, _ result: PlaybackResult, warnings: [String] = [], file: String? = nil, stream: StreamFigures? = nil,
+    func finish(_ id: PlaybackID, _ result: PlaybackResult, warnings: [PlaybackWarning] = [], file: String? = nil, stream: StreamFigures? = nil,
                 sound: (sampleRate: Int, channelCount: Int)? = nil) {
         guard let (completion, critical) = condition.withLock({ () -> (Completion, Bool)? in
             guard let waiting = completions.removeValue(forKey: id) else { return nil }

@@ -8,11 +8,12 @@ public struct PlayerSettings: Sendable, Equatable {
     public var notificationVolume: Float?
     /// The freedesktop sound theme for sound names (`theme`).
     public var theme: String?
-    /// Paths of the default notification, critical and ringtone sounds (`default-sound`,
-    /// `critical-sound`, `ringtone-sound`): the host's own, trusted.
-    public var defaultSound: String?
-    public var criticalSound: String?
-    public var ringtoneSound: String?
+    /// Absolute paths of the default notification, critical and ringtone sounds
+    /// (`default-sound`, `critical-sound`, `ringtone-sound`): the host's own, trusted; their
+    /// bytes are opened as given.
+    public var defaultSound: SoundPath?
+    public var criticalSound: SoundPath?
+    public var ringtoneSound: SoundPath?
     /// Silences non-critical sounds (`do-not-disturb`); turned on, it also ends those playing.
     public var doNotDisturb: Bool?
     /// Seconds: one notification's sound per app in that time; 0 switches the rule off
@@ -26,8 +27,8 @@ public struct PlayerSettings: Sendable, Equatable {
     public var readsUserConfiguration: Bool
 
     public init(
-        notificationVolume: Float? = nil, theme: String? = nil, defaultSound: String? = nil, criticalSound: String? = nil,
-        ringtoneSound: String? = nil, doNotDisturb: Bool? = nil, rateInterval: Double? = nil, burstLimit: Int? = nil,
+        notificationVolume: Float? = nil, theme: String? = nil, defaultSound: SoundPath? = nil, criticalSound: SoundPath? = nil,
+        ringtoneSound: SoundPath? = nil, doNotDisturb: Bool? = nil, rateInterval: Double? = nil, burstLimit: Int? = nil,
         ringCap: Double? = nil, readsUserConfiguration: Bool = true
     ) {
         self.notificationVolume = notificationVolume
@@ -51,7 +52,11 @@ public struct PlayerSettings: Sendable, Equatable {
             return "theme '\(SoundName.printable(theme))' is refused: \(why)"
         }
         for (name, path) in [("default", defaultSound), ("critical", criticalSound), ("ringtone", ringtoneSound)] {
-            if let path, path.isEmpty || path.utf8.contains(0) { return "the \(name) sound's path is empty or holds NUL" }
+            guard let path else { continue }
+            if path.bytes.isEmpty || path.bytes.contains(0) { return "the \(name) sound's path is empty or holds NUL" }
+            if !path.isAbsolute {
+                return "the \(name) sound's path '\(path)' is not absolute: it would be opened from the working folder at each sound"
+            }
         }
         for (name, seconds) in [("rate interval", rateInterval), ("ring cap", ringCap)] {
             if let seconds, !(seconds.isFinite && seconds >= 0) { return "the \(name) \(seconds) s is not 0 or more seconds" }

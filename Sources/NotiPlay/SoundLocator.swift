@@ -21,14 +21,14 @@ import Glibc
 public struct SoundLocator: Sendable {
     public var folders: [String]
     /// Why part of the request was not used (an app id that is not a valid name).
-    public private(set) var warnings: [String] = []
+    public private(set) var warnings: [PlaybackWarning] = []
 
     public init(appFolders: [String] = [], appID: String? = nil) {
         var folders = appFolders
         let dataHome = FileSystem.dataHome
         let dataDirs = FileSystem.dataDirectories
         if let appID, let problem = SoundLocator.appIDProblem(appID) {
-            warnings.append("app id '\(SoundName.printable(appID))' is not used: \(problem)")
+            warnings.append(.init(.appIDUnused, "app id '\(SoundName.printable(appID))' is not used: \(problem)"))
         } else if let appID {
             folders += ([dataHome] + dataDirs).map { $0.appendingPath("noti-play/apps/\(appID)/sounds") }
         }
@@ -81,7 +81,8 @@ public struct SoundLocator: Sendable {
             guard directory >= 0 else { continue }
             defer { close(directory) }
             do {
-                return try RegularFile(path: Array(name.utf8), in: directory, links: .refuse)
+                return try RegularFile(path: Array(name.utf8), in: directory, links: .refuse,
+                                       shownAs: Array(folder.appendingPath(name).utf8))
             } catch {
                 // A symlink, FIFO or folder under that name is skipped, as a missing file is,
                 // for the folders after it; but it is not "not found".

@@ -43,6 +43,29 @@ public enum SoundName {
     static func printable(_ name: String) -> String { PrintableText.escaped(name, atMost: 80) }
 }
 
+/// What is wrong with a sound file, as a host acts on it: fix the path or its permissions,
+/// convert the file, or replace a broken one (noti-play.h gives each its own error code).
+public enum FileProblem: Sendable, Equatable {
+    /// It could not be read: not there, a symbolic link where none is followed, not a regular
+    /// file, no permission, over the size limit, or a notification's path that is not absolute.
+    case unreadable
+    /// It is in a format noti-play does not play, or not one allowed where it lies (Ogg or FLAC
+    /// outside a sound-theme folder), or its reader (libsndfile, libFLAC) is not installed.
+    case unsupportedFormat
+    /// Its format is one noti-play plays, but the file is broken: a header value out of range, a
+    /// structure that does not hold, data cut short.
+    case malformed
+
+    /// The problem that a file reader's or decoder's error of this kind names.
+    public init(_ kind: DecodingError.Kind) {
+        switch kind {
+        case .io: self = .unreadable
+        case .unknownContainer, .unsupported: self = .unsupportedFormat
+        case .malformed, .truncated: self = .malformed
+        }
+    }
+}
+
 /// Why a notification sound cannot be played. Renders as one line.
 public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidName(String, String)
@@ -50,7 +73,9 @@ public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConv
     /// The theme lookup of the name did the most work one lookup may (``SoundTheme/Limits``)
     /// without finding it: the name and why.
     case themeLookupStopped(String, String)
-    case unreadable(String, String)
+    /// A sound file that cannot be played: its path, what is wrong with it as a kind a host
+    /// acts on, and why in words (see ``unreadable(_:_:)`` and ``file(_:_:)``).
+    case file(String, FileProblem, String)
     case invalidVolume(Float)
     /// Settings a host gave ``NotificationSoundPlayer/configure(_:)`` that can never apply: why.
     case invalidSetting(String)
@@ -75,6 +100,17 @@ public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConv
     case unanswered(waiting: Int, critical: Bool)
     case attachment(String, String)
 
+    /// A file that could not be read: `path`, and why.
+    public static func unreadable(_ path: String, _ why: String) -> Self { .file(path, .unreadable, why) }
+
+    /// A file that the file reader or the decoder refused (`error` says which problem).
+    public static func file(_ path: String, _ error: DecodingError) -> Self { .file(path, FileProblem(error.kind), error.message) }
+
+    /// The path of the file this error is about, escaped, or nil when it is about none.
+    public var filePath: String? {
+        if case .file(let path, _, _) = self { path } else { nil }
+    }
+
     /// Whether the sound is not there (or was not found within a lookup's bounds): a
     /// notification's sound then gives way to the default.
     public var isNotFound: Bool {
@@ -93,7 +129,7 @@ public enum NotificationSoundError: Error, Sendable, Equatable, CustomStringConv
         case .notFound(let name, let searched):
             "sound '\(name)' was not found in " + (searched.isEmpty ? "any sound folder" : searched.joined(separator: ", "))
         case .themeLookupStopped(let name, let why): "sound '\(name)' was not found: \(why)"
-        case .unreadable(let path, let why): "\(path): \(why)"
+        case .file(let path, _, let why): "\(path): \(why)"
         case .invalidVolume(let volume): "volume \(volume) is outside 0.0 to 1.0"
         case .invalidSetting(let why): "settings refused: \(why)"
         case .device(let error): error.description

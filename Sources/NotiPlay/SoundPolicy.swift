@@ -27,9 +27,10 @@ public struct SoundPolicy: Sendable, Equatable {
     /// Minutes after midnight: quiet from `start` up to, not including, `end`.
     public var quietHours: (start: Int, end: Int)?
     public var theme = "freedesktop"
-    public var defaultSound: String?
-    public var criticalSound: String?
-    public var ringtoneSound: String?
+    /// Absolute paths, their bytes as given (a path need not be UTF-8).
+    public var defaultSound: SoundPath?
+    public var criticalSound: SoundPath?
+    public var ringtoneSound: SoundPath?
     /// Where sound goes (`backend = pipewire|pulse|alsa|auto`): nil, auto, tries the desktop's
     /// sound server first. A host's own choice (`Configuration.backend`) wins over it.
     public var backend: AudioBackend?
@@ -84,9 +85,14 @@ public struct SoundPolicy: Sendable, Equatable {
                 }
             case "theme":
                 if (try? SoundName.validate(value)) != nil { policy.theme = value } else { warn("theme must be a theme's folder name") }
-            case "default-sound": policy.defaultSound = value
-            case "critical-sound": policy.criticalSound = value
-            case "ringtone-sound": policy.ringtoneSound = value
+            case "default-sound", "critical-sound", "ringtone-sound":
+                let path = SoundPath(value)
+                guard path.isAbsolute else { warn("\(key) must be an absolute path, not '\(path)'"); continue }
+                switch key {
+                case "default-sound": policy.defaultSound = path
+                case "critical-sound": policy.criticalSound = path
+                default: policy.ringtoneSound = path
+                }
             case "backend":
                 if value == "auto" { policy.backend = nil }
                 else if let backend = AudioBackend(rawValue: value) { policy.backend = backend }

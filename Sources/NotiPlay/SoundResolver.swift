@@ -11,7 +11,7 @@ public struct ResolvedSound: Sendable, Equatable {
     }
     public var action: Action
     /// One-line warnings for the user (a sound too long, a configured default that is missing).
-    public var warnings: [String] = []
+    public var warnings: [PlaybackWarning] = []
 }
 
 /// Turns a `NotificationSound` into a file and a volume: the lookup, the user's policy, and the
@@ -42,7 +42,7 @@ public struct SoundResolver: Sendable {
             volume = policy.notificationVolume
         }
 
-        var warnings: [String] = []
+        var warnings: [PlaybackWarning] = []
         let file: SoundFile?
         switch sound.source {
         case .systemDefault:
@@ -63,7 +63,7 @@ public struct SoundResolver: Sendable {
             file = SoundFile(try Self.open(path), formats: .anyReadable)
         case .notificationFile(let path):
             // Relative to what? The daemon's working folder means nothing to the sender.
-            guard path.bytes.first == UInt8(ascii: "/") else { throw .unreadable(path.description, "a notification's sound-file must be an absolute path") }
+            guard path.isAbsolute else { throw .unreadable(path.description, "a notification's sound-file must be an absolute path") }
             let opened = try Self.open(path)
             file = SoundFile(opened, formats: .forNotificationFile(opened, themeFolders: SoundTheme.standardBaseFolders))
         }
@@ -74,7 +74,7 @@ public struct SoundResolver: Sendable {
             // The header it judges is the one that plays (``ParsedSound``): it is read once.
             parsed = try ParsedSound(file)
             if parsed.duration >= maximumDuration {
-                warnings.append("\(file.path) lasts \(parsed.duration.oneDecimal) s; notification sounds must be shorter than \(Int(maximumDuration)) s, so the default sound plays instead")
+                warnings.append(.init(.tooLong, "\(file.path) lasts \(parsed.duration.oneDecimal) s; notification sounds must be shorter than \(Int(maximumDuration)) s, so the default sound plays instead"))
                 parsed = try defaultSound(for: sound, warnings: &warnings)
             }
         } else {
@@ -97,7 +97,7 @@ public struct SoundResolver: Sendable {
                 _ = try locator.locate(name)
                 sound.source = .named(name)
             } catch {
-                if case .unreadable = error { refused = error }
+                if case .file = error { refused = error }
             }
         }
         do {
@@ -106,8 +106,8 @@ public struct SoundResolver: Sendable {
             var fallback = NotificationSound.default
             (fallback.isCritical, fallback.isRingtone, fallback.criticalVolume) = (sound.isCritical, sound.isRingtone, sound.criticalVolume)
             var resolved = try resolve(fallback, suppressSound: request.suppressSound)
-            resolved.warnings.insert(error.description + "; the default sound plays instead", at: 0)
-            if let refused { resolved.warnings.insert(refused.description, at: 0) }
+            resolved.warnings.insert(.init(.notFound, error.description + "; the default sound plays instead"), at: 0)
+            if let refused { resolved.warnings.insert(.init(.notFound, refused.description), at: 0) }
             return resolved
         }
     }
@@ -117,12 +117,12 @@ public struct SoundResolver: Sendable {
         do {
             return try RegularFile(path: path.bytes)
         } catch {
-            throw .unreadable(path.description, error.message)
+            throw .file(path.description, error)
         }
     }
 
     /// The configured default for the sound's kind when it opens and decodes, else the bundled one.
-    func defaultSound(for sound: NotificationSound, warnings: inout [String]) throws(NotificationSoundError) -> ParsedSound {
+    func defaultSound(for sound: NotificationSound, warnings: inout [PlaybackWarning]) throws(NotificationSoundError) -> ParsedSound {
         let (configured, bundled) = sound.isRingtone
             ? (policy.ringtoneSound, "ringtone.caf")
             : sound.isCritical ? (policy.criticalSound, "critical.caf") : (policy.defaultSound, "default.caf")
@@ -130,9 +130,9 @@ public struct SoundResolver: Sendable {
             // Checked by decoding its header: a configured sound that cannot play must not turn a
             // critical alert into silence.
             do throws(NotificationSoundError) {
-                return try ParsedSound(SoundFile(try Self.open(SoundPath(configured)), formats: .anyReadable))
+                return try ParsedSound(SoundFile(try Self.open(configured), formats: .anyReadable))
             } catch {
-                warnings.append("\(error.description): the configured sound cannot be played; using noti-play's own")
+                warnings.append(.init(.defaultUnplayable, "\(error.description): the configured sound cannot be played; using noti-play's own"))
             }
         }
         // Never a folder relative to the working directory: a daemon's is anywhere.

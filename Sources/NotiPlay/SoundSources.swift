@@ -153,7 +153,7 @@ public enum SoundSources {
         guard allowed else {
             let why = declined.kind == .unknownContainer
                 ? "\(declined.message) (a notification sound is WAV, AIFF/AIFC or CAF)" : declined.message
-            throw .unreadable(sound.path, why)
+            throw .file(sound.path, FileProblem(declined.kind), why)
         }
         if OggFLACSource.holdsOggFLAC(sound.file) { return try OggFLACSource(sound, loops: loops) }
         return try LibSndFileSource(sound, loops: loops, declined: declined)
@@ -196,7 +196,7 @@ final class LibSndFileSource: ForeignFrameSource {
     /// checks that its formats allow it).
     init(_ sound: SoundFile, loops: Bool, declined: DecodingError) throws(NotificationSoundError) {
         if let missing = noti_sndfile_load() {
-            throw .unreadable(sound.path, "\(declined.message), and \(String(cString: missing))")
+            throw .file(sound.path, .unsupportedFormat, "\(declined.message), and \(String(cString: missing))")
         }
         // libsndfile reads through the descriptor's offset, which a duplicate shares: start it at 0.
         let descriptor = dup(sound.file.descriptor)
@@ -206,17 +206,17 @@ final class LibSndFileSource: ForeignFrameSource {
         }
         var info = SF_INFO()
         guard let file = noti_sf_open_fd(descriptor, Int32(SFM_READ), &info, 1) else {
-            throw .unreadable(sound.path, "\(declined.message), nor a format libsndfile reads")
+            throw .file(sound.path, .unsupportedFormat, "\(declined.message), nor a format libsndfile reads")
         }
         let container = info.format & Int32(SF_FORMAT_TYPEMASK)
         if sound.formats == .themeSound && container != Int32(SF_FORMAT_OGG) && container != Int32(SF_FORMAT_FLAC) {
             noti_sf_close(file)
-            throw .unreadable(sound.path, "\(declined.message); a theme sound is WAV, Ogg or FLAC")
+            throw .file(sound.path, .unsupportedFormat, "\(declined.message); a theme sound is WAV, Ogg or FLAC")
         }
         guard info.channels >= 1, info.channels <= Int32(StreamDescription.maximumChannelCount),
               info.samplerate >= 1, Double(info.samplerate) <= StreamDescription.maximumSampleRate, info.frames >= 0 else {
             noti_sf_close(file)
-            throw .unreadable(sound.path, "\(info.channels) channel(s) at \(info.samplerate) Hz cannot be played")
+            throw .file(sound.path, .unsupportedFormat, "\(info.channels) channel(s) at \(info.samplerate) Hz cannot be played")
         }
         self.file = file
         sampleRate = Double(info.samplerate)

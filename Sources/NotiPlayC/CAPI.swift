@@ -114,7 +114,7 @@ public typealias NotiPlayReportCallback = @convention(c) (UnsafeRawPointer?, Uns
 /// noti-play.h's result code for a report, and its one-line detail: the reason for SILENCED and
 /// FAILED, otherwise the warnings.
 private func resultAndDetail(_ report: PlaybackReport) -> (noti_play_result, String) {
-    let warnings = report.warnings.joined(separator: "; ")
+    let warnings = report.warnings.map(\.text).joined(separator: "; ")
     return switch report.result {
     case .finished: (NOTI_PLAY_FINISHED, warnings)
     case .cancelled: (NOTI_PLAY_CANCELLED, warnings)
@@ -133,11 +133,26 @@ private func errorCode(_ result: PlaybackResult) -> noti_play_error {
     case .failed(let error):
         switch error {
         case .notFound, .themeLookupStopped: NOTI_PLAY_ERROR_NOT_FOUND
-        case .invalidName, .unreadable, .attachment: NOTI_PLAY_ERROR_UNREADABLE
+        case .file(_, .unreadable, _), .invalidName, .attachment: NOTI_PLAY_ERROR_UNREADABLE
+        case .file(_, .unsupportedFormat, _): NOTI_PLAY_ERROR_UNSUPPORTED_FORMAT
+        case .file(_, .malformed, _): NOTI_PLAY_ERROR_MALFORMED
         case .device: NOTI_PLAY_ERROR_DEVICE_FAILED
         case .deviceTimeout, .deviceStalled, .deviceUnresponsive: NOTI_PLAY_ERROR_DEVICE_STALLED
         case .invalidVolume, .invalidSetting, .playback, .closed, .busy, .unanswered: NOTI_PLAY_ERROR_OTHER
         }
+    }
+}
+
+/// noti-play.h's NOTI_PLAY_WARNING_ bits for a report's warnings.
+private func warningBits(_ warnings: [PlaybackWarning]) -> UInt32 {
+    warnings.reduce(0) { bits, warning in
+        let bit = switch warning.kind {
+        case .tooLong: NOTI_PLAY_WARNING_TOO_LONG
+        case .notFound: NOTI_PLAY_WARNING_NOT_FOUND
+        case .defaultUnplayable: NOTI_PLAY_WARNING_DEFAULT_UNPLAYABLE
+        case .appIDUnused: NOTI_PLAY_WARNING_APP_ID_UNUSED
+        }
+        return bits | UInt32(bit)
     }
 }
 
@@ -167,7 +182,8 @@ private struct ReportTarget: @unchecked Sendable {
             withOptionalCString(report.file) { file in
                 var shown = noti_play_report(
                     size: MemoryLayout<noti_play_report>.size, id: UInt64(report.id.rawValue),
-                    result: code, error: errorCode(report.result), detail: detail, file: file)
+                    result: code, error: errorCode(report.result), detail: detail, file: file,
+                    warnings: warningBits(report.warnings))
                 withUnsafePointer(to: &shown) { callback(UnsafeRawPointer($0), userData) }
             }
         }
@@ -215,6 +231,9 @@ private func bytes(_ pointer: UnsafePointer<CChar>) -> [UInt8] {
     Array(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)))
 }
 
+/// The path at `pointer`, its bytes exact, or nil for NULL.
+private func path(_ pointer: UnsafePointer<CChar>?) -> SoundPath? { pointer.map { SoundPath(bytes: bytes($0)) } }
+
 @_cdecl("noti_play_notify")
 public func noti_play_notify(
     _ context: OpaquePointer?, _ request: UnsafeRawPointer?,
@@ -246,7 +265,7 @@ private func notify(
     var hints = NotificationRequest()
     hints.appName = string(read.app_name)
     hints.desktopEntry = string(read.desktop_entry)
-    hints.soundFile = read.sound_file.map { SoundPath(bytes: bytes($0)) }
+    hints.soundFile = path(read.sound_file)
     hints.soundName = string(read.sound_name)
     hints.category = string(read.category)
     hints.suppressSound = read.suppress_sound != 0
@@ -338,7 +357,7 @@ public func noti_play_configure(
     func number<T: BinaryFloatingPoint>(_ value: T) -> T? { value == T(unset) ? nil : value }
     let swiftSettings = PlayerSettings(
         notificationVolume: number(read.notification_volume), theme: string(read.theme),
-        defaultSound: string(read.default_sound), criticalSound: string(read.critical_sound), ringtoneSound: string(read.ringtone_sound),
+        defaultSound: path(read.default_sound), criticalSound: path(read.critical_sound), ringtoneSound: path(read.ringtone_sound),
         doNotDisturb: read.do_not_disturb == unset ? nil : read.do_not_disturb != 0,
         rateInterval: number(read.rate_interval), burstLimit: read.burst_limit == unset ? nil : Int(read.burst_limit),
         ringCap: number(read.ring_cap), readsUserConfiguration: read.read_user_configuration != 0)

@@ -52,7 +52,7 @@
  * of the application noti_play_options names, so the desktop's alert volume and role rules apply
  * to them. (Only ALSA's pulse plugin, chosen with NOTI_PLAY_BACKEND_ALSA on a PulseAudio desktop,
  * takes a role from nowhere but PULSE_PROP_media.role=event in the host's environment.)
- * It needs no Swift toolchain at run time: the Swift runtime is inside. Its bundled sounds are
+ * It needs no Swift toolchain at run time: the Swift runtime and libdispatch are inside. Its bundled sounds are
  * found from the library's own location (PREFIX/lib -> PREFIX/share/noti-play/sounds), whatever
  * the host program's.
  */
@@ -119,19 +119,52 @@ enum {
  */
 typedef void (*noti_play_callback)(uint64_t id, noti_play_result result, const char *detail, void *user_data);
 
-/* Why a sound did not play to its end, as a code a host can act on (the detail says more). */
+/*
+ * Why a sound did not play to its end, as a code a host can act on (the detail says more). Codes
+ * are only ever added: a library newer than the header may give one the header does not list,
+ * which a host treats as NOTI_PLAY_ERROR_OTHER.
+ */
 typedef enum {
     NOTI_PLAY_ERROR_NONE = 0,           /* FINISHED, CANCELLED, PREEMPTED, REPLACED */
     NOTI_PLAY_ERROR_SILENCED = 1,       /* SILENCED on purpose: quiet, suppress-sound, a rate limit, ... */
     NOTI_PLAY_ERROR_NOT_FOUND = 2,      /* no sound of that name in the allowed folders or the theme */
-    NOTI_PLAY_ERROR_UNREADABLE = 3,     /* the file could not be read (a sound-file that is not
-                                           there, a link, not a regular file), is in a format not
-                                           allowed there, or does not decode */
+    NOTI_PLAY_ERROR_UNREADABLE = 3,     /* the file could not be read: a sound-file that is not
+                                           there or not an absolute path, a symbolic link where
+                                           none is followed, not a regular file, no permission,
+                                           over the size limit; or a sound name that is refused */
     NOTI_PLAY_ERROR_DEVICE_FAILED = 4,  /* the device or sound server would not open, or stopped */
     NOTI_PLAY_ERROR_DEVICE_STALLED = 5, /* it did not open, or took no sound, within 5 s; or an earlier
                                            open or write of it has not returned */
-    NOTI_PLAY_ERROR_OTHER = 6           /* anything else: the detail says what */
+    NOTI_PLAY_ERROR_OTHER = 6,          /* anything else: the detail says what */
+    NOTI_PLAY_ERROR_UNSUPPORTED_FORMAT = 7, /* the file is in a format noti-play does not play, or
+                                               not one allowed where it lies: a sound-file outside
+                                               the sound-theme folders is WAV, AIFF/AIFC or CAF in
+                                               a notification sound's encodings, never Ogg or FLAC
+                                               (convert it); or the library that reads its format
+                                               (libsndfile, libFLAC) is not installed */
+    NOTI_PLAY_ERROR_MALFORMED = 8       /* the file is in a format noti-play plays, but broken: a
+                                           header value out of range, a structure that does not
+                                           hold, data cut short (replace the file) */
 } noti_play_error;
+
+/*
+ * What a request did other than asked, though a sound played (noti_play_report.warnings): any
+ * number of these bits, each with its line in `detail` unless `detail` gives the reason a sound
+ * did not play. They say what `error` cannot: the sound that ended was not the one asked for.
+ */
+enum {
+    NOTI_PLAY_WARNING_TOO_LONG = 1u << 0,           /* the sound lasts 30 s or more: the default
+                                                       sound played instead */
+    NOTI_PLAY_WARNING_NOT_FOUND = 1u << 1,          /* the sound asked for (sound_name, category)
+                                                       was not found, or a file of its name was
+                                                       refused: the default sound played instead */
+    NOTI_PLAY_WARNING_DEFAULT_UNPLAYABLE = 1u << 2, /* the configured default, critical or ringtone
+                                                       sound cannot be played: noti-play's own
+                                                       played instead */
+    NOTI_PLAY_WARNING_APP_ID_UNUSED = 1u << 3       /* the desktop_entry or app_name cannot name a
+                                                       folder: the app's sound folders were not
+                                                       searched */
+};
 
 /*
  * How a sound ended, for a host that wants more than the callback above gives. Valid during the
@@ -144,8 +177,13 @@ typedef struct {
     noti_play_result result;
     noti_play_error error;
     const char *detail;  /* as the callback's `detail` */
-    const char *file;    /* the file that played, or was to (control characters escaped); NULL
-                            when none was found or none looked up */
+    const char *file;    /* the full path of the file that played, or of the one that was to and
+                            could not be read or decoded (a sound_file that is not there
+                            included); control characters escaped. NULL when none was found or
+                            none looked up */
+    unsigned warnings;   /* NOTI_PLAY_WARNING_ bits, whatever the result. A library older than
+                            this field has none: read it only when `size` >=
+                            offsetof(noti_play_report, warnings) + sizeof(unsigned) */
 } noti_play_report;
 
 typedef void (*noti_play_report_callback)(const noti_play_report *report, void *user_data);
@@ -310,9 +348,9 @@ typedef struct {
     size_t size;                 /* sizeof(noti_play_settings) */
     float notification_volume;   /* 0.0 to 1.0: the volume of non-critical sounds */
     const char *theme;           /* the freedesktop sound theme for sound names */
-    const char *default_sound;   /* paths of the default notification, critical and ringtone */
-    const char *critical_sound;  /*   sounds (the host's own, trusted); else noti-play.conf's, */
-    const char *ringtone_sound;  /*   else the bundled ones */
+    const char *default_sound;   /* absolute paths of the default notification, critical and */
+    const char *critical_sound;  /*   ringtone sounds (the host's own, trusted; opened byte for */
+    const char *ringtone_sound;  /*   byte, UTF-8 or not); else noti-play.conf's, else the bundled ones */
     int do_not_disturb;          /* 1: silence non-critical sounds (and end those playing); 0: not */
     double rate_interval;        /* seconds: one notification's sound per app in that time
                                     (default 1); 0: no such limit */
@@ -332,7 +370,7 @@ typedef struct {
  * without blocking (noti-play.conf is read on noti-play's own thread). The rate limits apply to
  * the requests asked after it returns, the rest to the sounds looked up after it. Returns 0, or
  * -1 for settings that can never apply (a volume outside 0.0 to 1.0, a theme name that is a
- * path, a negative interval), with a one-line message in `error` when it is not NULL (freed with
+ * path, a sound path that is not absolute, a negative interval), with a one-line message in `error` when it is not NULL (freed with
  * noti_play_free_string); nothing changes then.
  */
 int noti_play_configure(noti_play *context, const noti_play_settings *settings, char **error);

@@ -204,7 +204,7 @@ struct PlayOptions: ParsableArguments {
             return true
         } }
         let report = try waitForReport(ended, wake: wake, armRingtoneTimer: ringFor, interrupted: interrupted, exitInterrupted: exitInterrupted)
-        report.warnings.forEach { Output.standardError("noti-play: warning: " + $0) }
+        report.warnings.forEach { Output.standardError("noti-play: warning: " + $0.text) }
         switch report.result {
         case .silenced(let reason):
             Output.standardError("noti-play: not playing \(sound): \(reason)")
@@ -325,7 +325,12 @@ struct PlayOptions: ParsableArguments {
     /// The one line for a sound that could not play. A device that would not open gets a hint;
     /// one that failed while playing does not (the choice of device was right).
     private static func message(_ error: NotificationSoundError, file: String?, played: Bool) -> String {
-        switch error {
+        // A device of one server, a backend of another (AudioBackend.refusal): the backend is
+        // what to change.
+        if case .device(let error) = error, error.code == -ENODEV, let server = AudioBackend.server(namedBy: error.device), server != error.backend {
+            return "\(error.description): use --backend \(server.rawValue) or --backend auto"
+        }
+        return switch error {
         case .device(let error) where error.backend == .pulse && error.code == -EPROTONOSUPPORT:
             // --backend pulse on PipeWire's PulseAudio service, refused by design (it cannot take
             // back a queue, so a stop would be heard late): the backends that play it.

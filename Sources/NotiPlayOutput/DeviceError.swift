@@ -18,6 +18,43 @@ public enum AudioBackend: String, Sendable, CaseIterable, CustomStringConvertibl
     }
 }
 
+extension AudioBackend {
+    /// The prefix by which a device name names a node of this server (`pipewire:NAME`,
+    /// `pulse:NAME`); nil for ALSA, whose device names are its configuration's.
+    package var nodePrefix: String? {
+        switch self {
+        case .pipewire: "pipewire:"
+        case .pulse: "pulse:"
+        case .alsa: nil
+        }
+    }
+
+    /// The server whose node `device` names by its prefix; nil for `default` and ALSA's names.
+    package static func server(namedBy device: String) -> AudioBackend? {
+        allCases.first { $0.nodePrefix.map(device.hasPrefix) ?? false }
+    }
+
+    /// The node `device` names on this server; nil for the server's default node, which
+    /// `default` and `PREFIX:default` name alike.
+    package func node(namedBy device: String) -> String? {
+        guard let prefix = nodePrefix, device.hasPrefix(prefix), device != prefix + "default" else { return nil }
+        return String(device.dropFirst(prefix.count))
+    }
+
+    /// Why this server's backend does not play `device`, or nil: a server's backend plays
+    /// `default` and its own `PREFIX:NODE` names, never another's, nor one of ALSA's, nor a
+    /// `PREFIX:` that names nothing.
+    package func refusal(of device: String) -> String? {
+        guard let prefix = nodePrefix, device != "default" else { return nil }
+        if device == prefix { return "it names no node ('\(prefix)default' is the server's default)" }
+        if device.hasPrefix(prefix) { return nil }
+        if let other = AudioBackend.server(namedBy: device) {
+            return "it names a \(other) node, and the backend is \(self)"
+        }
+        return "\(self) plays 'default' or '\(prefix)NODE'"
+    }
+}
+
 /// A failed device call, in every backend's words alike: which device, through which backend,
 /// what noti-play was doing, and the system's own reason.
 public struct DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -45,9 +82,16 @@ public struct DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
         DeviceError(device: device, backend: backend, "stopped taking sound", reason: reason)
     }
 
-    /// A failure given as a negated errno, in the system's words.
+    /// A failure given as a negated errno, in the system's words; in ours where those name a
+    /// socket's state rather than what became of the device.
     package init(device: String, backend: AudioBackend, _ operation: String, errno code: Int32) {
-        self.init(device: device, backend: backend, operation, code: code, reason: String(cString: strerror(-code)))
+        let reason = switch -code {
+        // A server's stream whose node it destroyed: the sink it was held to was removed (a
+        // stream that names its sink does not move to another), or a mixer took the stream.
+        case ENOTCONN: "the device went away: the sound server removed its sink or took the stream"
+        default: String(cString: strerror(-code))
+        }
+        self.init(device: device, backend: backend, operation, code: code, reason: reason)
     }
 
     /// One line; the device's name escaped and cut at `DeviceError.nameShown` characters (a name

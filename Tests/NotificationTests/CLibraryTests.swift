@@ -363,8 +363,8 @@ import Testing
     }
 
     /// noti_play_notify_reporting: the end as a noti_play_report, with an error code a host can
-    /// act on and the file that played: the WAV named; none for a sound-file that is not there
-    /// (unreadable), nor for a suppressed sound; a file that is no sound, unreadable. A critical
+    /// act on and the file that played: the WAV named; the path of a sound-file that is not there
+    /// (unreadable); none for a suppressed sound; a file that is no sound, its format unsupported. A critical
     /// request right after noti_play_configure plays the critical sound configured (critical
     /// requests are looked up ahead of others, and used to overtake the settings).
     @Test func aReportSaysWhichFilePlayedAndWhyOneDidNot() throws {
@@ -440,10 +440,81 @@ import Testing
         try #require(lines.count == 5, "\(lines)")
         #expect(lines[0] == "1 result 0 error 0 file \(chime) size-ok 1 detail ", "the critical default configured: \(lines[0])")
         #expect(lines[1] == "2 result 0 error 0 file \(chime) size-ok 1 detail ", "\(lines[1])")
-        #expect(lines[2] == "3 result 3 error 3 file (none) size-ok 1 detail /nonexistent/gone.wav: cannot open: No such file or directory",
+        #expect(lines[2] == "3 result 3 error 3 file /nonexistent/gone.wav size-ok 1 detail /nonexistent/gone.wav: cannot open: No such file or directory",
                 "\(lines[2])")
         #expect(lines[3] == "4 result 2 error 1 file (none) size-ok 1 detail the notification asks for no sound (suppress-sound)", "\(lines[3])")
-        #expect(lines[4].hasPrefix("5 result 3 error 3 file ") && lines[4].contains("detail \(text): "), "\(lines[4])")
+        #expect(lines[4].hasPrefix("5 result 3 error 7 file \(text) ") && lines[4].contains("detail \(text): "), "\(lines[4])")
+    }
+
+    /// noti_play_configure's default sound is opened by its bytes: a file whose name is not UTF-8
+    /// (Latin-1's "ÿ", byte 0xFF) plays as the default, with no warning, and the report names it
+    /// escaped. A relative path is refused at the call, with the reason: at each sound it would
+    /// have been opened from whatever the daemon's working folder was. Before, the name went
+    /// through a Swift String (0xFF became U+FFFD, a file that is not there) and the relative path
+    /// was taken.
+    @Test func aConfiguredDefaultSoundIsOpenedByItsBytesAndMustBeAbsolute() throws {
+        let source = folder.file("configured-bytes.c")
+        try #"""
+            #include <noti-play.h>
+            #include <pthread.h>
+            #include <stddef.h>
+            #include <stdio.h>
+
+            static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+            static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+            static int answered = 0;
+
+            static void on_end(const noti_play_report *report, void *user_data) {
+                (void)user_data;
+                pthread_mutex_lock(&lock);
+                printf("result %d error %d warnings %u file %s detail %s\n", (int)report->result, (int)report->error,
+                       report->warnings, report->file ? report->file : "(none)", report->detail);
+                answered = 1;
+                pthread_cond_signal(&changed);
+                pthread_mutex_unlock(&lock);
+            }
+
+            int main(int argc, char **argv) {
+                if (argc != 3) return 64;
+                noti_play_options options = NOTI_PLAY_OPTIONS_INIT;
+                options.device = argv[1];
+                noti_play *player = noti_play_new_with_options(&options, NULL);
+                noti_play_settings settings = NOTI_PLAY_SETTINGS_INIT;
+                settings.read_user_configuration = 0;
+                settings.default_sound = "sounds/bell.wav";
+                char *error = NULL;
+                int refused = noti_play_configure(player, &settings, &error);
+                printf("relative %d %s\n", refused, error ? error : "(none)");
+                noti_play_free_string(error);
+                char path[4096];
+                snprintf(path, sizeof path, "%s/bell-\xff.wav", argv[2]);
+                settings.default_sound = path;
+                if (noti_play_configure(player, &settings, NULL) != 0) return 1;
+                noti_play_request request = NOTI_PLAY_REQUEST_INIT;
+                if (noti_play_notify_reporting(player, &request, on_end, NULL, NULL) == 0) return 1;
+                pthread_mutex_lock(&lock);
+                while (!answered) pthread_cond_wait(&changed, &lock);
+                pthread_mutex_unlock(&lock);
+                noti_play_free(player);
+                return 0;
+            }
+            """#.write(toFile: source, atomically: true, encoding: .utf8)
+        let program = try build(source, named: "configured-bytes")
+        let bell = folder.file("bell.wav")
+        try TestTools.runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=660:d=0.2", "-ac", "2", "-c:a", "pcm_s16le", "-y", bell])
+        // The name's last byte before ".wav" is 0xFF, which no UTF-8 string holds: made by the shell.
+        try TestTools.runChecked("/bin/sh", ["-c", #"cp "$1" "$2/bell-$(printf '\377').wav""#, "sh", bell, folder.path])
+        let capture = folder.file("configured-bytes.raw")
+        let result = try TestTools.run("/bin/sh", ["-c", "cd / && exec \"$@\"", "sh", program, "file:FILE=\(capture),FORMAT=raw", folder.path],
+                                       environment: ["XDG_CONFIG_HOME": folder.file("config"), "XDG_DATA_HOME": folder.file("data")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdoutText.split(separator: "\n").map(String.init)
+        #expect(lines == [
+            "relative -1 settings refused: the default sound's path 'sounds/bell.wav' is not absolute: it would be opened from the working folder at each sound",
+            "result 0 error 0 warnings 0 file \(folder.path)/bell-\\xFF.wav detail ",
+        ], "\(lines)")
+        let played = try Data(contentsOf: URL(fileURLWithPath: capture)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        #expect(played == (try SoundDecoder(path: bell).readAll()), "\(played.count) samples played")
     }
 
     /// Issue 23's C side. noti_play_new with NULL folders and a huge count returns (NULL folders
@@ -563,6 +634,122 @@ import Testing
 
             """))
         #expect(try Data(contentsOf: URL(fileURLWithPath: capture)).count > 0)
+    }
+
+    /// What a host receives for each way a notification's sound goes wrong, in
+    /// noti_play_report's `error` and `warnings` (read past `size`, as a host built against this
+    /// header does), with the full path of the file in `file`: an Ogg sound-file outside the
+    /// sound-theme folders (a format not allowed there), a WAV whose header is broken, a
+    /// sound-file that is not there and one that is a folder (unreadable), a 31-s WAV (played: the
+    /// default instead, TOO_LONG), a sound name found in the app's folder (its full path), one
+    /// found nowhere (NOT_FOUND), and then with a configured default that is broken as well.
+    @Test func aReportsCodesSayWhatIsWrongWithTheFileAndWhatPlayedInstead() throws {
+        let source = folder.file("report-codes.c")
+        try #"""
+            #include <noti-play.h>
+            #include <pthread.h>
+            #include <stddef.h>
+            #include <stdio.h>
+            #include <string.h>
+
+            static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+            static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+            static int answered = 0;
+
+            static void on_end(const noti_play_report *report, void *user_data) {
+                (void)user_data;
+                unsigned warnings = report->size >= offsetof(noti_play_report, warnings) + sizeof report->warnings
+                    ? report->warnings : 999u;
+                pthread_mutex_lock(&lock);
+                printf("result %d error %d warnings %u file %s detail %s\n", (int)report->result, (int)report->error,
+                       warnings, report->file ? report->file : "(none)", report->detail);
+                answered++;
+                pthread_cond_signal(&changed);
+                pthread_mutex_unlock(&lock);
+            }
+
+            /* Each argument after the device: file:PATH (a sound-file hint), app:NAME (a sound
+               name of the app org.example.Chat), name:NAME (a sound name of another app), or
+               default:PATH (noti_play_configure's default sound). */
+            int main(int argc, char **argv) {
+                if (argc < 2) return 64;
+                noti_play_options options = NOTI_PLAY_OPTIONS_INIT;
+                options.device = argv[1];
+                noti_play *player = noti_play_new_with_options(&options, NULL);
+                noti_play_settings settings = NOTI_PLAY_SETTINGS_INIT;
+                settings.rate_interval = settings.burst_limit = 0;
+                settings.read_user_configuration = 0;
+                if (noti_play_configure(player, &settings, NULL) != 0) return 1;
+                for (int i = 2; i < argc; i++) {
+                    const char *value = strchr(argv[i], ':') + 1;
+                    if (strncmp(argv[i], "default:", 8) == 0) {
+                        settings.default_sound = value;
+                        if (noti_play_configure(player, &settings, NULL) != 0) return 1;
+                        continue;
+                    }
+                    noti_play_request request = NOTI_PLAY_REQUEST_INIT;
+                    if (strncmp(argv[i], "file:", 5) == 0) request.sound_file = value;
+                    else request.sound_name = value;
+                    request.desktop_entry = strncmp(argv[i], "app:", 4) == 0 ? "org.example.Chat" : "org.example.Other";
+                    int before = answered;
+                    if (noti_play_notify_reporting(player, &request, on_end, NULL, NULL) == 0) { printf("refused\n"); continue; }
+                    pthread_mutex_lock(&lock);
+                    while (answered == before) pthread_cond_wait(&changed, &lock);
+                    pthread_mutex_unlock(&lock);
+                }
+                noti_play_free(player);
+                return 0;
+            }
+            """#.write(toFile: source, atomically: true, encoding: .utf8)
+        let program = try build(source, named: "report-codes")
+        let tone = { (path: String, seconds: Double, codec: String) in
+            try TestTools.runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=880:d=\(seconds):sample_rate=8000",
+                                                "-c:a", codec, "-y", path])
+        }
+        let ogg = folder.file("outside-theme.ogg")
+        try tone(ogg, 0.2, "libvorbis")
+        // A WAV made by ffmpeg whose fmt chunk then says 0 channels (bytes 22-23).
+        let broken = folder.file("broken.wav")
+        try tone(broken, 0.2, "pcm_s16le")
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: broken))
+        try #require(bytes.count > 44 && bytes[12..<16] == Data("fmt ".utf8))
+        bytes[22] = 0
+        bytes[23] = 0
+        try bytes.write(to: URL(fileURLWithPath: broken))
+        let missing = folder.file("gone.wav")
+        let directory = folder.file("a-folder.wav")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let long = folder.file("long.wav")
+        try tone(long, 31, "pcm_s16le")
+        let appFolder = folder.file("data/noti-play/apps/org.example.Chat/sounds")
+        try FileManager.default.createDirectory(atPath: appFolder, withIntermediateDirectories: true)
+        let chime = appFolder + "/chime.wav"
+        try tone(chime, 0.1, "pcm_s16le")
+
+        let result = try TestTools.run("/bin/sh", ["-c", "cd / && exec \"$@\"", "sh", program, "file:FILE=\(folder.file("codes.raw")),FORMAT=raw",
+                                                   "file:\(ogg)", "file:\(broken)", "file:\(missing)", "file:\(directory)",
+                                                   "file:\(long)", "app:chime.wav", "name:no-such-sound",
+                                                   "default:\(broken)", "name:no-such-sound"],
+                                       environment: ["XDG_CONFIG_HOME": folder.file("config"), "XDG_DATA_HOME": folder.file("data")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdoutText.split(separator: "\n").map(String.init)
+        try #require(lines.count == 8, "\(lines)")
+        let bundled = FileManager.default.fileExists(atPath: folder.file("prefix/share/noti-play/sounds/default.caf"))
+        #expect(bundled)
+        // 7 NOTI_PLAY_ERROR_UNSUPPORTED_FORMAT, 8 _MALFORMED, 3 _UNREADABLE; warnings 1 TOO_LONG,
+        // 2 NOT_FOUND, 4 DEFAULT_UNPLAYABLE.
+        #expect(lines[0] == "result 3 error 7 warnings 0 file \(ogg) detail \(ogg): not a WAV, AIFF or CAF file (a notification sound is WAV, AIFF/AIFC or CAF)",
+                "\(lines[0])")
+        #expect(lines[1] == "result 3 error 8 warnings 0 file \(broken) detail \(broken): channel count 0 is out of range (1 to 64)", "\(lines[1])")
+        #expect(lines[2] == "result 3 error 3 warnings 0 file \(missing) detail \(missing): cannot open: No such file or directory", "\(lines[2])")
+        #expect(lines[3] == "result 3 error 3 warnings 0 file \(directory) detail \(directory): is a directory, not a regular file", "\(lines[3])")
+        #expect(lines[4].hasPrefix("result 0 error 0 warnings 1 file /") && lines[4].contains("/share/noti-play/sounds/default.caf detail \(long) lasts 31.0 s;"),
+                "\(lines[4])")
+        #expect(lines[5] == "result 0 error 0 warnings 0 file \(chime) detail ", "\(lines[5])")
+        #expect(lines[6].hasPrefix("result 0 error 0 warnings 2 file /") && lines[6].contains("/share/noti-play/sounds/default.caf detail sound 'no-such-sound' was not found"),
+                "\(lines[6])")
+        #expect(lines[7].hasPrefix("result 0 error 0 warnings 6 file /") && lines[7].contains("; \(broken): channel count 0 is out of range (1 to 64): the configured sound cannot be played; using noti-play's own"),
+                "\(lines[7])")
     }
 }
 

@@ -42,6 +42,15 @@ import Testing
         #expect(policy.theme == "mine")
     }
 
+    /// A default sound in noti-play.conf is an absolute path: a relative one would be opened
+    /// from the working folder of whatever plays it (a daemon's is anywhere), so it is ignored,
+    /// with a warning; an absolute one is kept byte for byte.
+    @Test func aRelativeDefaultSoundInTheConfigurationIsIgnoredWithAWarning() {
+        let (policy, warnings) = SoundPolicy.parse("default-sound = sounds/bell.wav\ncritical-sound = /srv/alarm.wav\n")
+        #expect(policy.defaultSound == nil && policy.criticalSound == SoundPath("/srv/alarm.wav"), "\(policy)")
+        #expect(warnings == ["configuration:1: default-sound must be an absolute path, not 'sounds/bell.wav'"], "\(warnings)")
+    }
+
     @Test(arguments: ["-1:00-05:00", "00:00-00:00", "24:00-01:00", "1:5-02:00", "01:00-+2:00", "01:00-05:00-06:00", "aa:00-05:00"])
     func aQuietHoursWindowThatIsNotOneIsRefusedWithAWarning(window: String) {
         let (policy, warnings) = SoundPolicy.parse("quiet-hours = \(window)\n")
@@ -186,7 +195,7 @@ import Testing
                 while case let n = try buffer.withUnsafeMutableBufferPointer({ try source.read(into: $0) }), n > 0 { frames += n }
                 switch frames {
                 case shortFrames: outcomes["short", default: 0] += 1
-                case defaultFrames where resolved.warnings.contains(where: { $0.contains("lasts 40.0 s") }): outcomes["default", default: 0] += 1
+                case defaultFrames where resolved.warnings.contains(where: { $0.text.contains("lasts 40.0 s") }): outcomes["default", default: 0] += 1
                 default: Issue.record("played \(frames) frames: neither the short sound nor the default")
                 }
             } catch {

@@ -90,7 +90,7 @@ import Testing
                 || result.stderr.contains("FLAC stream cannot be decoded"), "\(result.stderr)")
 
         let intact = try oggFLAC("intact.oga", in: folder.path)
-        #expect(throws: NotificationSoundError.unreadable(intact, "not a WAV, AIFF or CAF file (a notification sound is WAV, AIFF/AIFC or CAF)")) {
+        #expect(throws: NotificationSoundError.file(intact, .unsupportedFormat, "not a WAV, AIFF or CAF file (a notification sound is WAV, AIFF/AIFC or CAF)")) {
             try SoundSources.open(SoundFile(try RegularFile(path: intact), formats: .notificationSound))
         }
     }

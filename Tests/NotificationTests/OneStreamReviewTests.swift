@@ -216,7 +216,7 @@ extension PlayerTests {
                 }
                 usleep(100_000)
                 try player.play(.named("wide.wav")) { reports.add($0) }
-                let firstReport = reports.wait(2).first { $0.file == "default.caf" }
+                let firstReport = reports.wait(2).first { $0.file?.hasSuffix("/default.caf") == true }
                 let ended = firstEnded.withLock { $0 }
                 #expect(firstReport?.result == .finished)
                 let starved = firstReport?.stream?.starvedWaits ?? -1

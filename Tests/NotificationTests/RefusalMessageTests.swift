@@ -25,7 +25,7 @@ import Testing
         var resolver = SoundResolver(locator: SoundLocator(appFolders: [sounds]), policy: SoundPolicy())
         resolver.quietOverride = false
         let resolved = try resolver.resolve(NotificationRequest(soundName: "evil.caf"))
-        #expect(resolved.warnings.first == "\(sounds)/evil.caf: \(why)", "\(resolved.warnings)")
+        #expect(resolved.warnings.first?.text == "\(sounds)/evil.caf: \(why)", "\(resolved.warnings)")
         guard case .play(let file, _, _, _) = resolved.action else { Issue.record("\(resolved)"); return }
         #expect(file.path.hasSuffix("/default.caf"))
     }

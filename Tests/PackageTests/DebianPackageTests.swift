@@ -128,4 +128,38 @@ import Testing
         expectPlayed(try Data(contentsOf: URL(fileURLWithPath: capture)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) },
                      sound, channels: 2, "the C daemon")
     }
+
+    /// Each package's copyright names the code of others its binary holds, and only that: the
+    /// command links swift-argument-parser, and through it swift-foundation's
+    /// FoundationEssentials, beside the Swift runtime and libdispatch, which the library has too;
+    /// the -dev package holds no binary code. Read from the binaries of the .debs themselves,
+    /// stripped as they ship (a Swift module's name stays in its metadata, libdispatch's queue
+    /// names in its data). Needs no root: nothing is installed. It used to name the runtime alone.
+    @Test func eachPackagesCopyrightNamesTheCodeLinkedIntoIt() throws {
+        let out = folder.file("debs")
+        let built = try TestTools.run(repository + "/scripts/make-deb.sh", ["--out", out])
+        try #require(built.status == 0, "\(built.stderr)")
+        let tree = folder.file("tree")
+        for deb in built.stdoutText.split(separator: "\n") { try TestTools.runChecked("dpkg-deb", ["-x", String(deb), tree]) }
+        let multiarch = try TestTools.runChecked("dpkg-architecture", ["-qDEB_HOST_MULTIARCH"]).stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+        let library = try TestTools.runChecked("readlink", ["-f", "\(tree)/usr/lib/\(multiarch)/libnoti-play.so.0"]).stdoutText
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let strings = { (path: String) in Set(try TestTools.runChecked("strings", ["-a", path]).stdoutText.split(separator: "\n")) }
+        let command = try strings(tree + "/usr/bin/noti-play"), shared = try strings(library)
+        // What is in each binary, found independently of make-deb.sh's own probe where a better
+        // one is there: the module names and libdispatch's root queue.
+        #expect(command.contains("ArgumentParser") && command.contains("FoundationEssentials") && command.contains("com.apple.root.default-qos"))
+        #expect(!shared.contains("ArgumentParser") && !shared.contains("FoundationEssentials") && shared.contains("com.apple.root.default-qos"))
+        let copyright = { (package: String) in try String(contentsOfFile: "\(tree)/usr/share/doc/\(package)/copyright", encoding: .utf8) }
+        let runtime = "  - the Swift standard library and runtime (swift.org; Apache-2.0 with the Runtime Library Exception)\n"
+        let dispatch = "  - libdispatch and its BlocksRuntime (swift-corelibs-libdispatch; libdispatch Apache-2.0, BlocksRuntime Apache-2.0 with the Runtime Library Exception)\n"
+        let parser = "  - swift-argument-parser (Apache-2.0 with the Runtime Library Exception)\n"
+        let foundation = "  - FoundationEssentials of swift-foundation (Apache-2.0 with the Runtime Library Exception)\n"
+        let commandText = try copyright("noti-play"), libraryText = try copyright("libnoti-play0"), devText = try copyright("libnoti-play-dev")
+        #expect(commandText.contains(" Linked into usr/bin/noti-play, each under its own licence:\n" + runtime + dispatch + parser + foundation),
+                "\(commandText)")
+        #expect(libraryText.contains(" Linked into usr/lib/\(multiarch)/libnoti-play.so.") && libraryText.contains(runtime + dispatch + " The Apache"),
+                "\(libraryText)")
+        #expect(!devText.contains("Linked into") && devText.contains("\nLicense: Expat\n"), "\(devText)")
+    }
 }

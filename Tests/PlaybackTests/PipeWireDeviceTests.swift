@@ -15,12 +15,16 @@ extension PipeWireTests {
     static func soundingSamples(_ recording: [Int16]) -> Int { recording.count { $0 != 0 } }
 
     /// PipeWire chosen (`--backend pipewire`) with a device it cannot name (an ALSA PCM, a
-    /// PulseAudio sink): refused in one line, status 1, the default sink silent. It used to play
-    /// on the default sink and exit 0.
+    /// PulseAudio sink): refused in one line that says why and what to change, status 1, the
+    /// default sink silent. It used to play on the default sink and exit 0.
     @Test func pipeWireChosenRefusesADeviceItCannotName() throws {
         let server = try PipeWireServer()
         let path = try tone("other-device.wav", seconds: 0.5)
-        for device in ["hw:9,9", "pulse:nope"] {
+        let refusals = [
+            "hw:9,9": "PipeWire plays 'default' or 'pipewire:NODE' (see --list-devices; choose one with --device)",
+            "pulse:nope": "it names a PulseAudio node, and the backend is PipeWire: use --backend pulse or --backend auto",
+        ]
+        for (device, refusal) in refusals {
             var played: ChildProcess?
             let recording = try server.record {
                 played = try ChildProcess(TestTools.notiPlay, [path, "--backend", "pipewire", "--device", device],
@@ -29,8 +33,7 @@ extension PipeWireTests {
             }
             let command = try #require(played)
             #expect(command.wait() == 1, "\(device): \(command.stderr)")
-            #expect(command.stderr == "noti-play: audio device '\(device)' (PipeWire): cannot open: PipeWire plays 'default' or 'pipewire:SINK' (see --list-devices; choose one with --device)\n",
-                    "\(command.stderr)")
+            #expect(command.stderr == "noti-play: audio device '\(device)' (PipeWire): cannot open: \(refusal)\n", "\(command.stderr)")
             #expect(Self.soundingSamples(recording) == 0, "\(device): the default sink played \(Self.soundingSamples(recording)) samples")
         }
     }
@@ -52,7 +55,7 @@ extension PipeWireTests {
             #expect(command.wait() == 1, "\(device): \(command.stderr)")
             #expect(command.stderr.split(separator: "\n").count == 1, "\(command.stderr)")
             #expect(command.stderr.hasPrefix("noti-play: audio device '\(device)' (PipeWire): cannot open: "), "\(command.stderr)")
-            #expect(command.stderr.contains("has no sink of that name"), "\(command.stderr)")
+            #expect(command.stderr.contains(device == "pipewire:" ? "it names no node ('pipewire:default' is the server's default)" : "has no sink of that name"), "\(command.stderr)")
             #expect(Self.soundingSamples(recording) == 0, "\(device): the default sink played \(Self.soundingSamples(recording)) samples")
         }
 
@@ -174,5 +177,60 @@ extension PipeWireTests {
         #expect(line.hasPrefix("noti-play: audio device 'pipewire:\\x1B[31m" + String(repeating: "x", count: 200 - 14) + "…' (PipeWire): cannot open: "),
                 "\(line.prefix(500))")
         #expect(!line.utf8.contains(0x1B), "a raw ESC reached the terminal")
+    }
+}
+
+extension PipeWireTests {
+    /// `pipewire:default` names the server's default node, as `pulse:default` does PulseAudio's
+    /// and `default` both: it plays on the rig's default sink, every sample. It used to be taken
+    /// for a sink named "default", and refused.
+    @Test func pipeWireDefaultPlaysOnTheDefaultSink() throws {
+        let server = try PipeWireServer()
+        try server.setSetting("clock.force-quantum", "2048")  // as aPipeWireSinkThatIsNotThereIsRefusedAndOneThatIsPlays
+        let path = try tone("pipewire-default.wav", seconds: 1)
+        var played: ChildProcess?
+        let recording = try server.record {
+            played = try ChildProcess(TestTools.notiPlay, [path, "--device", "pipewire:default"], environment: server.environment, in: folder)
+            played?.wait()
+        }
+        let command = try #require(played)
+        #expect(command.wait() == 0, "\(command.stderr)")
+        let alignment = try Self.alignment(of: recording, with: try Self.expected(path))
+        #expect(alignment.mismatch == nil && !alignment.endsEarly, "mismatch \(String(describing: alignment.mismatch)), gaps \(alignment.gaps)")
+    }
+
+    /// A PipeWire node named with `--backend pulse`, on a desktop that has PipeWire and its
+    /// PulseAudio service: one line that says the device is PipeWire's and the backend
+    /// PulseAudio, and which backends play it; status 1. It used to say that no PulseAudio
+    /// server was configured or running, beside a running one.
+    @Test func aPipeWireNodeWithBackendPulseSaysWhichBackendPlaysIt() throws {
+        let server = try PipeWireServer()
+        let path = try tone("node-with-pulse.wav", seconds: 0.2)
+        let device = "pipewire:" + server.sinkName
+        let command = try TestTools.run(TestTools.notiPlay, [path, "--device", device, "--backend", "pulse"], environment: server.environment)
+        #expect(command.status == 1, "\(command.stderr)")
+        #expect(command.stderr == "noti-play: audio device '\(device)' (PulseAudio): cannot open: it names a PipeWire node, and the backend is PulseAudio: use --backend pipewire or --backend auto\n",
+                "\(command.stderr)")
+    }
+
+    /// The sink a sound plays on removed while it plays (`pw-cli destroy` of the sink's node, as
+    /// unplugging a USB card does): the command says in one line that the device went away, not
+    /// the socket's "Transport endpoint is not connected", and exits 1 well before the sound's end.
+    @Test func aSinkRemovedWhileItPlaysIsSaidToHaveGoneAway() throws {
+        let server = try PipeWireServer()
+        let path = try tone("removed-sink.wav", seconds: 10)
+        let device = "pipewire:" + server.sinkName
+        let command = try ChildProcess(TestTools.notiPlay, [path, "--device", device], environment: server.environment, in: folder)
+        try waitUntil("the command's stream on the server", timeout: 10) {
+            !(try server.nodeProperties(where: "media.class", is: "Stream/Output/Audio")).isEmpty || command.poll() != nil
+        }
+        let sink = try #require(try server.nodeProperties(where: "node.name", is: server.sinkName).first?["object.id"] as? Int)
+        let destroyed = try TestTools.run("pw-cli", ["destroy", String(sink)], environment: server.environment)
+        #expect(destroyed.status == 0, "\(destroyed.stderr)")
+        let clock = ContinuousClock(), sent = clock.now
+        #expect(command.wait() == 1, "\(command.stderr)")
+        #expect(clock.now - sent < .seconds(8), "the command ended \(clock.now - sent) after the sink went")
+        #expect(command.stderr == "noti-play: audio device '\(device)' (PipeWire): stopped playing: the device went away: the sound server removed its sink or took the stream\n",
+                "\(command.stderr)")
     }
 }

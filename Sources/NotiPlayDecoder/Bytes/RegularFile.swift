@@ -25,7 +25,8 @@ public final class RegularFile: @unchecked Sendable {  // immutable after init; 
 
     public let descriptor: Int32
     public let byteCount: Int
-    /// The path as given, for messages (escaped: it may hold anything).
+    /// The path as given (or as `shownAs` names it), for messages and reports (escaped: it may
+    /// hold anything).
     public let path: String
     /// Identifies the file's current contents (device, inode, size, modification time).
     public let identity: FileIdentity
@@ -36,10 +37,12 @@ public final class RegularFile: @unchecked Sendable {  // immutable after init; 
     ///   - directory: a folder's descriptor (`openat`), or `AT_FDCWD`.
     ///   - links: whether a symbolic link at the last component is followed.
     ///   - sizeLimit: files larger than this are refused before anything is read.
+    ///   - shownAs: the full path, when `path` is relative to `directory`: what ``path`` says.
     public init(
-        path: [UInt8], in directory: Int32 = AT_FDCWD, links: Links = .follow, sizeLimit: Int = RegularFile.soundSizeLimit
+        path: [UInt8], in directory: Int32 = AT_FDCWD, links: Links = .follow, sizeLimit: Int = RegularFile.soundSizeLimit,
+        shownAs: [UInt8]? = nil
     ) throws(DecodingError) {
-        self.path = PrintableText.path(path)
+        self.path = PrintableText.path(shownAs ?? path)
         guard !path.isEmpty, !path.contains(0) else { throw DecodingError(.io, "cannot open: not a valid path") }
         let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (links == .refuse ? O_NOFOLLOW : 0)
         var fd: Int32

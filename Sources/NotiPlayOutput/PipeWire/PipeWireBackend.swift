@@ -19,7 +19,9 @@ extension PCMBackend {
     package static func pipeWire(remote: String? = nil, serverQueue: ServerQueue? = nil) -> PCMBackend {
         PCMBackend(
             kind: .pipewire,
-            serves: { device in device.hasPrefix("pipewire:") || (device == "default" && PipeWireSurvey.serverSocketExists(remote: remote)) },
+            serves: { device in
+                AudioBackend.server(namedBy: device) == .pipewire || (device == "default" && PipeWireSurvey.serverSocketExists(remote: remote))
+            },
             devices: { () throws(DeviceError) in try pipeWireSinks(remote: remote) }
         ) { name, request throws(DeviceError) in
             var request = request
@@ -59,9 +61,8 @@ extension PCMBackend {
     private static func openPipeWire(_ name: String, _ request: PCMRequest, remote: String?) throws(DeviceError) -> PCMStream {
         // Chosen explicitly (--backend pipewire), PipeWire still plays only what it can name: a
         // device of ALSA's or PulseAudio's is refused, not quietly replaced by the default sink.
-        guard name == "default" || name.hasPrefix("pipewire:") else {
-            throw DeviceError(device: name, backend: .pipewire, "cannot open", code: -ENODEV,
-                              reason: "PipeWire plays 'default' or 'pipewire:SINK'")
+        if let refusal = AudioBackend.pipewire.refusal(of: name) {
+            throw DeviceError(device: name, backend: .pipewire, "cannot open", code: -ENODEV, reason: refusal)
         }
         guard let format = request.formats.first else {
             throw DeviceError(device: name, backend: .pipewire, "cannot set the sample format", reason: "no format was asked for")
@@ -80,7 +81,7 @@ extension PCMBackend {
         case .int32: NOTI_PW_S32
         case .int16: NOTI_PW_S16
         }
-        let target = name.hasPrefix("pipewire:") ? String(name.dropFirst("pipewire:".count)) : nil
+        let target = AudioBackend.pipewire.node(namedBy: name)
         let period = max(1, request.periodMicroseconds)
         var agreed = noti_pw_agreed()
         var code: Int32 = 0

@@ -23,6 +23,9 @@ extension PCMBackend {
     /// behind a deep queue).
     package static func pulse(serverQueue: ServerQueue?) -> PCMBackend {
         PCMBackend(kind: .pulse, serves: { device in PulseRoute(device: device) != nil }, devices: pulseSinks) { name, request throws(DeviceError) in
+            if let refusal = AudioBackend.pulse.refusal(of: name) {
+                throw DeviceError(device: name, backend: .pulse, "cannot open", code: -ENODEV, reason: refusal)
+            }
             guard let route = PulseRoute(device: name) else {
                 throw DeviceError(device: name, backend: .pulse, "cannot open", code: -ENOENT, reason: "no PulseAudio server is configured or running")
             }
@@ -147,9 +150,8 @@ struct PulseRoute {
     var sink: String?
 
     init?(device: String) {
-        if device.hasPrefix("pulse:") {
-            sink = String(device.dropFirst("pulse:".count))
-            if sink == "" || sink == "default" { sink = nil }
+        if AudioBackend.server(namedBy: device) == .pulse {
+            sink = AudioBackend.pulse.node(namedBy: device)
             return
         }
         guard device == "default" else { return nil }
