@@ -3,5 +3,5 @@
 /// scripts/install.sh) must say the same; CommandTests' VersionTests checks that they do.
 public enum NotiPlayVersion {
     /// "MAJOR.MINOR.PATCH". A StaticString so that C callers get a pointer that lives for ever.
-    public static let text: StaticString = "0.3.0"
+    public static let text: StaticString = "0.4.0"
 }

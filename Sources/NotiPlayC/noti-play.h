@@ -72,7 +72,7 @@ extern "C" {
  * and changes only when the ABI breaks.
  */
 #define NOTI_PLAY_VERSION_MAJOR 0
-#define NOTI_PLAY_VERSION_MINOR 3
+#define NOTI_PLAY_VERSION_MINOR 4
 #define NOTI_PLAY_VERSION_PATCH 0
 
 typedef struct noti_play noti_play;

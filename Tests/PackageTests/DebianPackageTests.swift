@@ -150,15 +150,21 @@ import Testing
         // one is there: the module names and libdispatch's root queue.
         #expect(command.contains("ArgumentParser") && command.contains("FoundationEssentials") && command.contains("com.apple.root.default-qos"))
         #expect(!shared.contains("ArgumentParser") && !shared.contains("FoundationEssentials") && shared.contains("com.apple.root.default-qos"))
+        // libstdc++ is linked in (Package.swift), not loaded: no binary needs libstdc++.so.6.
+        for binary in [tree + "/usr/bin/noti-play", library] {
+            let dynamic = try TestTools.runChecked("readelf", ["-d", binary]).stdoutText
+            #expect(!dynamic.contains("libstdc++"), "\(dynamic)")
+        }
         let copyright = { (package: String) in try String(contentsOfFile: "\(tree)/usr/share/doc/\(package)/copyright", encoding: .utf8) }
         let runtime = "  - the Swift standard library and runtime (swift.org; Apache-2.0 with the Runtime Library Exception)\n"
         let dispatch = "  - libdispatch and its BlocksRuntime (swift-corelibs-libdispatch; libdispatch Apache-2.0, BlocksRuntime Apache-2.0 with the Runtime Library Exception)\n"
         let parser = "  - swift-argument-parser (Apache-2.0 with the Runtime Library Exception)\n"
         let foundation = "  - FoundationEssentials of swift-foundation (Apache-2.0 with the Runtime Library Exception)\n"
+        let libstdcxx = "  - the parts of GCC's libstdc++ the Swift runtime uses (GPL-3+ with the GCC Runtime Library Exception 3.1)\n"
         let commandText = try copyright("noti-play"), libraryText = try copyright("libnoti-play0"), devText = try copyright("libnoti-play-dev")
-        #expect(commandText.contains(" Linked into usr/bin/noti-play, each under its own licence:\n" + runtime + dispatch + parser + foundation),
+        #expect(commandText.contains(" Linked into usr/bin/noti-play, each under its own licence:\n" + runtime + dispatch + parser + foundation + libstdcxx),
                 "\(commandText)")
-        #expect(libraryText.contains(" Linked into usr/lib/\(multiarch)/libnoti-play.so.") && libraryText.contains(runtime + dispatch + " The Apache"),
+        #expect(libraryText.contains(" Linked into usr/lib/\(multiarch)/libnoti-play.so.") && libraryText.contains(runtime + dispatch + libstdcxx + " The Apache"),
                 "\(libraryText)")
         #expect(!devText.contains("Linked into") && devText.contains("\nLicense: Expat\n"), "\(devText)")
     }
