@@ -10,6 +10,19 @@ import Testing
 @Suite struct RequestBoundsTests {
     let folder = TemporaryDirectory("request-bounds")
 
+    /// A C host's resident memory, in KiB (VmRSS); needs stdio.h, stdlib.h and string.h.
+    static let residentKiB = #"""
+        static long resident_kib(void) {
+            FILE *status = fopen("/proc/self/status", "r");
+            char line[256];
+            long kib = -1;
+            while (status && fgets(line, sizeof line, status))
+                if (strncmp(line, "VmRSS:", 6) == 0) kib = strtol(line + 6, NULL, 10);
+            if (status) fclose(status);
+            return kib;
+        }
+        """#
+
     /// Compiles a C host against the installed library.
     func build(_ source: String, named name: String) throws -> String {
         let path = folder.file(name + ".c")
@@ -50,15 +63,7 @@ import Testing
                 pthread_mutex_unlock(&lock);
             }
 
-            static long resident_kib(void) {
-                FILE *status = fopen("/proc/self/status", "r");
-                char line[256];
-                long kib = -1;
-                while (status && fgets(line, sizeof line, status))
-                    if (strncmp(line, "VmRSS:", 6) == 0) kib = strtol(line + 6, NULL, 10);
-                if (status) fclose(status);
-                return kib;
-            }
+            \#(Self.residentKiB)
 
             /* Waits (at most 30 s) until `count` callbacks have come. */
             static int wait_for(long count) {
@@ -159,15 +164,7 @@ import Testing
                 pthread_mutex_unlock(&lock);
             }
 
-            static long resident_kib(void) {
-                FILE *status = fopen("/proc/self/status", "r");
-                char line[256];
-                long kib = -1;
-                while (status && fgets(line, sizeof line, status))
-                    if (strncmp(line, "VmRSS:", 6) == 0) kib = strtol(line + 6, NULL, 10);
-                if (status) fclose(status);
-                return kib;
-            }
+            \#(Self.residentKiB)
 
             int main(void) {
                 noti_play *player = noti_play_new("null", NULL, 0);
