@@ -122,7 +122,9 @@ typedef void (*noti_play_callback)(uint64_t id, noti_play_result result, const c
 /*
  * Why a sound did not play to its end, as a code a host can act on (the detail says more). Codes
  * are only ever added: a library newer than the header may give one the header does not list,
- * which a host treats as NOTI_PLAY_ERROR_OTHER.
+ * which a host treats as NOTI_PLAY_ERROR_OTHER. (A host built against a header before 0.4.0,
+ * whose noti_play_request ends at `flags`, gets UNREADABLE for UNSUPPORTED_FORMAT and MALFORMED,
+ * as its header said.)
  */
 typedef enum {
     NOTI_PLAY_ERROR_NONE = 0,           /* FINISHED, CANCELLED, PREEMPTED, REPLACED */
