@@ -129,6 +129,10 @@ public struct NotificationRequest: Sendable, Hashable {
     /// Categories whose sound loops until the notification is closed.
     static func isCall(_ category: String?) -> Bool { category == "call" || category == "call.incoming" }
 
+    /// Whether it asks for a ring: a ringtone, not suppressed (a call whose ringer the user
+    /// silenced asks for no sound).
+    var asksForRingtone: Bool { sound.isRingtone && !suppressSound }
+
     /// The app whose sound folders are searched: the desktop entry, else the app name.
     var appID: String? { desktopEntry.flatMap { $0.isEmpty ? nil : $0 } ?? appName.flatMap { $0.isEmpty ? nil : $0 } }
 

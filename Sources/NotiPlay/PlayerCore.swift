@@ -152,7 +152,7 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
                 if let reason = ringRule(notification, id) ?? rules.silenceReason(for: notification, at: Double(askedAt) / 1e9) {
                     return (id, reason)
                 }
-                if notification.sound.isRingtone, let key = notification.notificationID { rings[key] = id }
+                if notification.asksForRingtone, let key = notification.notificationID { rings[key] = id }
             }
             if critical {
                 criticalPlays.append(.play(id, request, askedAt: askedAt))
@@ -186,11 +186,14 @@ final class PlayerCore: @unchecked Sendable {  // Every var is guarded by `condi
 
     /// A notification rings once, until it asks for something else: a ringtone asked again (an
     /// update of a call still ringing) is silenced and the ring goes on unbroken; any other
-    /// sound or none (the call answered, ended) ends the ring, which reports `cancelled`.
+    /// sound or none (the call answered, ended, or its ringer silenced with suppress-sound, a
+    /// call category and all) ends the ring, which reports `cancelled`.
     /// Called under the lock; the reason when `notification` is silenced.
     private func ringRule(_ notification: NotificationRequest, _ id: PlaybackID) -> String? {
         guard let key = notification.notificationID, let ring = rings[key] else { return nil }
-        if notification.sound.isRingtone { return "its notification's ringtone rings on (sound \(ring.rawValue))" }
+        if notification.asksForRingtone {
+            return "its notification's ringtone rings on (sound \(ring.rawValue))"
+        }
         rings[key] = nil
         queueControl(ring) { $0.cancel = true }
         return nil

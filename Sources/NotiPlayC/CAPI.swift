@@ -173,6 +173,10 @@ private struct CallbackTarget: @unchecked Sendable {
 private struct ReportTarget: @unchecked Sendable {
     let callback: NotiPlayReportCallback?
     let userData: UnsafeMutableRawPointer?
+    /// The host was built against a header before 0.4.0 (its request ends before
+    /// `notification_id`): that header lists error codes up to OTHER, and calls a file's format
+    /// or damage UNREADABLE, so it gets UNREADABLE for them, never a code it cannot know.
+    let olderHeader: Bool
 
     /// Calls the C callback with a noti_play_report that lives for the call.
     func report(_ report: PlaybackReport) {
@@ -180,9 +184,13 @@ private struct ReportTarget: @unchecked Sendable {
         let (code, detail) = resultAndDetail(report)
         detail.withCString { detail in
             withOptionalCString(report.file) { file in
+                var error = errorCode(report.result)
+                if olderHeader && (error == NOTI_PLAY_ERROR_UNSUPPORTED_FORMAT || error == NOTI_PLAY_ERROR_MALFORMED) {
+                    error = NOTI_PLAY_ERROR_UNREADABLE
+                }
                 var shown = noti_play_report(
                     size: MemoryLayout<noti_play_report>.size, id: UInt64(report.id.rawValue),
-                    result: code, error: errorCode(report.result), detail: detail, file: file,
+                    result: code, error: error, detail: detail, file: file,
                     warnings: warningBits(report.warnings))
                 withUnsafePointer(to: &shown) { callback(UnsafeRawPointer($0), userData) }
             }
@@ -247,7 +255,9 @@ public func noti_play_notify_reporting(
     _ context: OpaquePointer?, _ request: UnsafeRawPointer?,
     _ callback: NotiPlayReportCallback?, _ userData: UnsafeMutableRawPointer?, _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
 ) -> UInt64 {
-    notify(context, request, error, completion: ReportTarget(callback: callback, userData: userData).report)
+    let newest = MemoryLayout<noti_play_request>.offset(of: \noti_play_request.notification_id)! + MemoryLayout<UInt32>.size
+    let olderHeader = request.map { $0.loadUnaligned(as: Int.self) < newest } ?? false
+    return notify(context, request, error, completion: ReportTarget(callback: callback, userData: userData, olderHeader: olderHeader).report)
 }
 
 /// A notification's request, read through its C layout, played with `completion`.

@@ -122,7 +122,9 @@ typedef void (*noti_play_callback)(uint64_t id, noti_play_result result, const c
 /*
  * Why a sound did not play to its end, as a code a host can act on (the detail says more). Codes
  * are only ever added: a library newer than the header may give one the header does not list,
- * which a host treats as NOTI_PLAY_ERROR_OTHER.
+ * which a host treats as NOTI_PLAY_ERROR_OTHER. (A host built against a header before 0.4.0,
+ * whose noti_play_request ends at `flags`, gets UNREADABLE for UNSUPPORTED_FORMAT and MALFORMED,
+ * as its header said.)
  */
 typedef enum {
     NOTI_PLAY_ERROR_NONE = 0,           /* FINISHED, CANCELLED, PREEMPTED, REPLACED */
@@ -271,7 +273,8 @@ void noti_play_free(noti_play *context);
  * A call whose notification is updated while it rings (a ringtone request with the same
  * notification_id) keeps ringing, unbroken, once: the update is SILENCED and the ring stays the
  * first request's. A request with that notification_id that asks for no ringtone (the call was
- * answered or ended) ends the ring, which reports CANCELLED; cancelling its id ends it too.
+ * answered or ended; its ringer silenced, suppress_sound set) ends the ring, which reports
+ * CANCELLED; cancelling its id ends it too.
  * urgency 2 (critical) makes it a critical sound: through quiet hours and do-not-disturb, at
  * exactly `volume`, fading the other sounds out. desktop_entry (else app_name) names the app whose
  * sound folders are searched: $XDG_DATA_HOME/noti-play/apps/ID/sounds, then each $XDG_DATA_DIRS.

@@ -688,7 +688,9 @@ import Testing
                         continue;
                     }
                     noti_play_request request = NOTI_PLAY_REQUEST_INIT;
-                    if (strncmp(argv[i], "file:", 5) == 0) request.sound_file = value;
+                    /* old:PATH: a sound-file hint from a host built against 0.3.0's header. */
+                    if (strncmp(argv[i], "old:", 4) == 0) request.size = offsetof(noti_play_request, notification_id);
+                    if (strncmp(argv[i], "file:", 5) == 0 || strncmp(argv[i], "old:", 4) == 0) request.sound_file = value;
                     else request.sound_name = value;
                     request.desktop_entry = strncmp(argv[i], "app:", 4) == 0 ? "org.example.Chat" : "org.example.Other";
                     int before = answered;
@@ -729,11 +731,11 @@ import Testing
         let result = try TestTools.run("/bin/sh", ["-c", "cd / && exec \"$@\"", "sh", program, "file:FILE=\(folder.file("codes.raw")),FORMAT=raw",
                                                    "file:\(ogg)", "file:\(broken)", "file:\(missing)", "file:\(directory)",
                                                    "file:\(long)", "app:chime.wav", "name:no-such-sound",
-                                                   "default:\(broken)", "name:no-such-sound"],
+                                                   "default:\(broken)", "name:no-such-sound", "old:\(ogg)", "old:\(broken)"],
                                        environment: ["XDG_CONFIG_HOME": folder.file("config"), "XDG_DATA_HOME": folder.file("data")])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdoutText.split(separator: "\n").map(String.init)
-        try #require(lines.count == 8, "\(lines)")
+        try #require(lines.count == 10, "\(lines)")
         let bundled = FileManager.default.fileExists(atPath: folder.file("prefix/share/noti-play/sounds/default.caf"))
         #expect(bundled)
         // 7 NOTI_PLAY_ERROR_UNSUPPORTED_FORMAT, 8 _MALFORMED, 3 _UNREADABLE; warnings 1 TOO_LONG,
@@ -750,6 +752,10 @@ import Testing
                 "\(lines[6])")
         #expect(lines[7].hasPrefix("result 0 error 0 warnings 6 file /") && lines[7].contains("; \(broken): channel count 0 is out of range (1 to 64): the configured sound cannot be played; using noti-play's own"),
                 "\(lines[7])")
+        // A host built against 0.3.0's header knows codes up to 6: a file's format or damage
+        // was UNREADABLE there.
+        #expect(lines[8].hasPrefix("result 3 error 3 warnings 0 file \(ogg) detail "), "\(lines[8])")
+        #expect(lines[9].hasPrefix("result 3 error 3 warnings 0 file \(broken) detail "), "\(lines[9])")
     }
 }
 

@@ -368,4 +368,28 @@ import Testing
         player.close()
         #expect(last?.id == again && last?.result == .cancelled, "\(String(describing: last))")
     }
+
+    /// The user silences a ringing call's ringer: its app updates the notification with
+    /// suppress-sound, the call category still there. That asks for no sound, so the ring ends
+    /// (`cancelled`) and the update is silenced for suppress-sound, not "rings on" for 30 s.
+    @Test func aSuppressSoundUpdateOfARingingCallEndsTheRing() throws {
+        let ring = folder.file("ring.caf")
+        try TestTools.runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=660:d=0.05:r=44100", "-ac", "2",
+                                            "-c:a", "adpcm_ima_qt", "-y", ring])
+        let capture = folder.file("silenced.raw")
+        let player = NotificationSoundPlayer(configuration: .init(
+            appFolders: [folder.path], device: "file:FILE=\(capture),FORMAT=raw", policy: SoundPolicy(), limits: .none))
+        let reports = Reports()
+        var call = NotificationRequest(appName: "phone", soundName: "ring.caf", category: "call.incoming", notificationID: 5)
+        let first = try player.play(call) { reports.add($0) }
+        let deadline = Date().addingTimeInterval(10)
+        while fileSize(capture) < 4 * 2205 * 4 && Date() < deadline { usleep(1000) }
+        call.isUpdate = true
+        call.suppressSound = true
+        let update = try player.play(call) { reports.add($0) }
+        let ended = reports.wait(2)
+        player.close()
+        #expect(ended.first { $0.id == first }?.result == .cancelled, "\(ended)")
+        #expect(ended.first { $0.id == update }?.result == .silenced("the notification asks for no sound (suppress-sound)"), "\(ended)")
+    }
 }
