@@ -3,7 +3,7 @@
 # The real-time playback tests (PulseTests, PipeWireTests, then DeviceFaultTests) run on their own afterwards:
 # they time playback against a real clock, which other suites' ffmpeg and sox work would disturb
 # on a small machine. They run once: what depends on the machine's load is compared with aplay
-# in the same run (or measured by scripts/measure-*.py), so a failure is noti-play's.
+# in the same run (or measured by scripts/measure/), so a failure is noti-play's.
 # Last, scripts/robustness.sh: the load tests under ThreadSanitizer and AddressSanitizer, and
 # a short run of each fuzz target (about 5 minutes; NOTI_PLAY_SKIP_ROBUSTNESS=1 leaves it out
 # while iterating locally).

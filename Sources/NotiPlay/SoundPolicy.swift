@@ -86,7 +86,12 @@ public struct SoundPolicy: Sendable, Equatable {
             case "theme":
                 if (try? SoundName.validate(value)) != nil { policy.theme = value } else { warn("theme must be a theme's folder name") }
             case "default-sound", "critical-sound", "ringtone-sound":
-                let path = SoundPath(value)
+                // A relative path is the configuration file's folder's: the same file whatever
+                // folder the host runs in.
+                var path = SoundPath(value)
+                if !path.isAbsolute, source.hasPrefix("/"), let slash = source.lastIndex(of: "/") {
+                    path = SoundPath(source[..<slash] + "/" + value)
+                }
                 guard path.isAbsolute else { warn("\(key) must be an absolute path, not '\(path)'"); continue }
                 switch key {
                 case "default-sound": policy.defaultSound = path

@@ -114,7 +114,8 @@ enum {
  * Called once per sound id, from noti-play's callback thread. `detail` is one line, valid during
  * the call: the reason for SILENCED and FAILED; otherwise the warnings the request raised, "; "
  * between them (a sound of 30 s or more replaced by the default, a configured default that cannot
- * be played, a sound that was not found and gave way to the default), or "". A play call's
+ * be played, a sound that was not found and gave way to the default, an app id that cannot name a
+ * sound folder: noti_play_report's warnings bits), or "". A play call's
  * callback may be NULL: the sound plays all the same, and its end is reported to no one.
  */
 typedef void (*noti_play_callback)(uint64_t id, noti_play_result result, const char *detail, void *user_data);
@@ -290,8 +291,10 @@ typedef struct {
     int urgency;               /* the urgency hint: 0 low, 1 normal (also when absent or out of range), 2 critical */
     float volume;              /* 0.0 to 1.0: a critical sound's exact volume, else a gain */
     unsigned flags;            /* NOTI_PLAY_CRITICAL, _RINGTONE, _SUPPRESS, _REQUEST_UPDATE, _REQUEST_HINTS_ONLY */
-    uint32_t notification_id;  /* the notification's id (what Notify returns; replaces_id in an
-                                  update); 0: none. A ringtone asked for a notification whose
+    uint32_t notification_id;  /* the notification's id as the daemon assigned it (what Notify
+                                  returns; replaces_id in an update, once the daemon has checked
+                                  it names a notification of the same sender: it is the only
+                                  key); 0: none. A ringtone asked for a notification whose
                                   ringtone still rings does not ring twice: that ring goes on,
                                   unbroken, under its own id, and this request is SILENCED
                                   ("its notification's ringtone rings on (sound ID)"); any

@@ -49,7 +49,7 @@ extension AudioBackend {
         if device == prefix { return "it names no node ('\(prefix)default' is the server's default)" }
         if device.hasPrefix(prefix) { return nil }
         if let other = AudioBackend.server(namedBy: device) {
-            return "it names a \(other) node, and the backend is \(self)"
+            return "it names a \(other) sink, and the backend is \(self)"
         }
         return "\(self) plays 'default' or '\(prefix)NODE'"
     }

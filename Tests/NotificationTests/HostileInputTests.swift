@@ -45,10 +45,17 @@ import Testing
     /// A default sound in noti-play.conf is an absolute path: a relative one would be opened
     /// from the working folder of whatever plays it (a daemon's is anywhere), so it is ignored,
     /// with a warning; an absolute one is kept byte for byte.
-    @Test func aRelativeDefaultSoundInTheConfigurationIsIgnoredWithAWarning() {
+    /// A relative sound path in noti-play.conf is its folder's (an older file's `sounds/ding.wav`
+    /// meant the host's working folder, which a daemon does not choose); text read from no file
+    /// has no folder, and such a path is ignored with a warning.
+    @Test func aRelativeDefaultSoundInTheConfigurationIsItsFoldersOrIgnoredWithAWarning() throws {
         let (policy, warnings) = SoundPolicy.parse("default-sound = sounds/bell.wav\ncritical-sound = /srv/alarm.wav\n")
         #expect(policy.defaultSound == nil && policy.criticalSound == SoundPath("/srv/alarm.wav"), "\(policy)")
         #expect(warnings == ["configuration:1: default-sound must be an absolute path, not 'sounds/bell.wav'"], "\(warnings)")
+        let path = folder.file("noti-play.conf")
+        try "default-sound = sounds/bell.wav\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let (fromFile, fileWarnings) = SoundPolicy.load(from: path)
+        #expect(fromFile.defaultSound == SoundPath(folder.file("sounds/bell.wav")) && fileWarnings.isEmpty, "\(fromFile) \(fileWarnings)")
     }
 
     @Test(arguments: ["-1:00-05:00", "00:00-00:00", "24:00-01:00", "1:5-02:00", "01:00-+2:00", "01:00-05:00-06:00", "aa:00-05:00"])

@@ -22,7 +22,7 @@ extension PipeWireTests {
         let path = try tone("other-device.wav", seconds: 0.5)
         let refusals = [
             "hw:9,9": "PipeWire plays 'default' or 'pipewire:NODE' (see --list-devices; choose one with --device)",
-            "pulse:nope": "it names a PulseAudio node, and the backend is PipeWire: use --backend pulse or --backend auto",
+            "pulse:nope": "it names a PulseAudio sink, and the backend is PipeWire: use --backend pulse or --backend auto",
         ]
         for (device, refusal) in refusals {
             var played: ChildProcess?
@@ -209,7 +209,7 @@ extension PipeWireTests {
         let device = "pipewire:" + server.sinkName
         let command = try TestTools.run(TestTools.notiPlay, [path, "--device", device, "--backend", "pulse"], environment: server.environment)
         #expect(command.status == 1, "\(command.stderr)")
-        #expect(command.stderr == "noti-play: audio device '\(device)' (PulseAudio): cannot open: it names a PipeWire node, and the backend is PulseAudio: use --backend pipewire or --backend auto\n",
+        #expect(command.stderr == "noti-play: audio device '\(device)' (PulseAudio): cannot open: it names a PipeWire sink, and the backend is PulseAudio: use --backend pipewire or --backend auto\n",
                 "\(command.stderr)")
     }
 

@@ -6,7 +6,7 @@ aplay and noti-play, measured as scripts/measure/playback.py measures them (spaw
 ALSA's file plugin on a FIFO, median of --runs; peak RSS by GNU time, median of 5).
 
   cd scripts/measure/swift-floor && swift build -c release --static-swift-stdlib
-  python3 measure.py --noti-play ../../.build-static/release/noti-play [--runs 21]
+  python3 measure.py --noti-play ../../../.build-static/release/noti-play [--runs 21]
 """
 import argparse, importlib.util, os, statistics, tempfile
 
