@@ -2,10 +2,15 @@
 #include "alsa_support.h"
 
 #include <alsa/asoundlib.h>
+#include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
 
 static _Thread_local char last_diagnostic[256];
 static _Thread_local char taken[256];
@@ -108,4 +113,79 @@ int noti_alsa_open_playback(snd_pcm_t **pcm, const char *name, int mode, const c
     int result = snd_pcm_open_lconf(pcm, name, SND_PCM_STREAM_PLAYBACK, mode, local);
     snd_config_delete(local);
     return result;
+}
+
+static int64_t monotonic_ms(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+int noti_alsa_interrupt_fd(void) {
+    int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    return fd >= 0 ? fd : -errno;
+}
+
+void noti_alsa_interrupt(int fd) {
+    /* Fails only when the counter would overflow: it is readable then too. */
+    (void)eventfd_write(fd, 1);
+}
+
+int noti_alsa_wait(snd_pcm_t *pcm, int interrupt_fd, int milliseconds) {
+    /* On the stack of the real-time thread, which allocates nothing: more than any PCM asks
+     * for (a card's one, a plugin's one or two, a multi PCM's few), checked at open. */
+    struct pollfd fds[NOTI_ALSA_MOST_POLL_DESCRIPTORS + 1];
+    int count = snd_pcm_poll_descriptors_count(pcm);
+    if (count <= 0) return count < 0 ? count : -EIO;
+    if (count > NOTI_ALSA_MOST_POLL_DESCRIPTORS) return -E2BIG;
+    /* Asked for on every wait: a plugin arms its descriptor here (pipewire-alsa signals its
+     * eventfd when there is room already). */
+    count = snd_pcm_poll_descriptors(pcm, fds, (unsigned int)count);
+    if (count <= 0) return count < 0 ? count : -EIO;
+    fds[count] = (struct pollfd){ .fd = interrupt_fd, .events = POLLIN };
+    int64_t deadline = monotonic_ms() + milliseconds;
+    for (;;) {
+        int64_t left = deadline - monotonic_ms();
+        int ready = poll(fds, (nfds_t)count + 1, left > 0 ? (int)left : 0);
+        if (ready < 0 && errno != EINTR) return -errno;
+        if (fds[count].revents & POLLIN) return NOTI_ALSA_INTERRUPTED;
+        if (ready > 0) {
+            unsigned short revents = 0;
+            int error = snd_pcm_poll_descriptors_revents(pcm, fds, (unsigned int)count, &revents);
+            if (error < 0) return error;
+            if (revents & (POLLOUT | POLLERR | POLLNVAL)) return NOTI_ALSA_READY;
+        }
+        /* Woken for nothing the PCM counts (a plugin's own tick), or a signal: wait on, but
+         * never past the deadline. */
+        if (monotonic_ms() >= deadline) return NOTI_ALSA_TIMED_OUT;
+    }
+}
+
+void noti_alsa_play_out(snd_pcm_t *pcm, int interrupt_fd, unsigned int rate, int step_ms, int give_up_ms) {
+    if (snd_pcm_state(pcm) == SND_PCM_STATE_PREPARED) {
+        snd_pcm_sframes_t avail = snd_pcm_avail_update(pcm);
+        snd_pcm_uframes_t buffer = 0, period = 0;
+        /* Nothing written: nothing to play. */
+        if (snd_pcm_get_params(pcm, &buffer, &period) < 0 || avail < 0 || (snd_pcm_uframes_t)avail >= buffer) return;
+        if (snd_pcm_start(pcm) < 0) return;
+    }
+    snd_pcm_sframes_t least = 0;
+    int64_t shrunk_at = monotonic_ms();
+    struct pollfd interrupt = { .fd = interrupt_fd, .events = POLLIN };
+    /* Ran dry (XRUN: everything written was played) or stopped: played out. */
+    while (snd_pcm_state(pcm) == SND_PCM_STATE_RUNNING) {
+        snd_pcm_sframes_t avail = 0, delay = 0;
+        if (snd_pcm_avail_delay(pcm, &avail, &delay) < 0 || delay <= 0) break;
+        int64_t now = monotonic_ms();
+        if (least == 0 || delay < least) {
+            least = delay;
+            shrunk_at = now;
+        } else if (now - shrunk_at >= give_up_ms) {
+            break;
+        }
+        int64_t wait = (int64_t)delay * 1000 / (rate ? rate : 48000) + 1;
+        if (wait > step_ms) wait = step_ms;
+        if (poll(&interrupt, 1, (int)wait) > 0) break;
+    }
+    snd_pcm_drop(pcm);
 }

@@ -12,6 +12,7 @@
  *       file "CAPTURE"         # every frame written to it is appended here, raw
  *       lock "LOCK"            # a file: the one open holds flock(LOCK_EX) on it
  *       log "LOG"              # one line per event (below), appended
+ *       freeze "FROZEN"        # optional: a start while this file exists is frozen (below)
  *   }
  *
  * Like `hw:`:
@@ -25,6 +26,11 @@
  *   does. When the clock catches up with what was written, a running stream underruns (XRUN,
  *   -EPIPE) and a draining one has drained.
  *
+ * Frozen: a stream started while `freeze` names a file that exists plays nothing until it is
+ * prepared again (or closed): its clock stands still and its poll descriptor never wakes, as a
+ * sound server's ALSA plugin whose server was stopped (SIGSTOP), or that lost its wake-up. Writes
+ * fill the buffer and then find no room, for ever.
+ *
  * Every frame an application writes is appended to `file` when it is written (as ALSA's `file`
  * plugin records it), in the negotiated format, so the file is the exact stream the
  * application played, whatever the clock did.
@@ -34,6 +40,7 @@
  *   refused pid=P             P's open was refused (-EBUSY): another open holds the device
  *   hw_params pid=P rate=R format=F channels=C period=N buffer=M
  *   xrun pid=P frames=N       P's running stream underran, N frames after it was prepared
+ *   frozen pid=P frames=N     P's stream started frozen, holding N frames
  *   close pid=P frames=N      P closed the device, having written N frames in all
  */
 #define _GNU_SOURCE
@@ -62,10 +69,12 @@ typedef struct {
     snd_pcm_ioplug_t io;
     int lock_fd, capture_fd, log_fd, timer_fd;
     unsigned int rate;
+    char *freeze;                 /* the `freeze` file's path, or NULL */
     /* The stream's state. ALSA calls some callbacks without its own lock (poll_revents,
      * prepare, sw_params), so every field below is guarded by `mutex`. */
     pthread_mutex_t mutex;
     int running;                  /* started, not yet stopped or prepared again */
+    int frozen;                   /* started while the `freeze` file existed: plays nothing */
     struct timespec started;      /* when the clock started */
     uint64_t written;             /* frames written since prepare */
     uint64_t played;              /* frames played since prepare, as of the last look */
@@ -99,6 +108,7 @@ static uint64_t nanoseconds_since(const struct timespec *start) {
 
 /* Frames the clock has played since it started. Call with `mutex` held, while running. */
 static uint64_t clock_frames(once_t *once) {
+    if (once->frozen) return 0;
     return nanoseconds_since(&once->started) * once->rate / 1000000000u;
 }
 
@@ -121,11 +131,14 @@ static int once_start(snd_pcm_ioplug_t *io) {
     /* One period's ticks, rounded up: at tick k the clock has played at least k periods. */
     uint64_t period_ns = ((uint64_t)io->period_size * 1000000000u + once->rate - 1) / once->rate;
     pthread_mutex_lock(&once->mutex);
+    once->frozen = once->freeze != NULL && access(once->freeze, F_OK) == 0;
     int error = clock_gettime(CLOCK_MONOTONIC, &once->started) == 0 ? 0 : -errno;
-    if (error == 0) error = set_timer(once, period_ns);
+    /* Frozen: the timer is never armed, so nothing ever wakes a writer. */
+    if (error == 0 && !once->frozen) error = set_timer(once, period_ns);
     if (error == 0) {
         once->running = 1;
         once->played = 0;
+        if (once->frozen) log_line(once, "frozen pid=%d frames=%llu", (int)getpid(), (unsigned long long)once->written);
     }
     pthread_mutex_unlock(&once->mutex);
     return error;
@@ -204,6 +217,7 @@ static int once_prepare(snd_pcm_ioplug_t *io) {
     once_t *once = io->private_data;
     pthread_mutex_lock(&once->mutex);
     once->running = 0;
+    once->frozen = 0;
     once->written = 0;
     once->played = 0;
     int error = set_timer(once, 0);
@@ -268,6 +282,7 @@ static int once_close(snd_pcm_ioplug_t *io) {
     /* Last: the next open finds the capture and the log complete. */
     if (close(once->lock_fd) != 0 && error == 0) error = -errno;
     pthread_mutex_destroy(&once->mutex);
+    free(once->freeze);
     free(once);
     return error;
 }
@@ -310,7 +325,7 @@ static int constrain(once_t *once) {
 
 SND_PCM_PLUGIN_DEFINE_FUNC(once) {
     (void)root;
-    const char *capture = NULL, *lock = NULL, *log = NULL;
+    const char *capture = NULL, *lock = NULL, *log = NULL, *freeze = NULL;
     long rate = 0;
     snd_config_iterator_t i, next;
     snd_config_for_each(i, next, conf) {
@@ -322,6 +337,7 @@ SND_PCM_PLUGIN_DEFINE_FUNC(once) {
         if (strcmp(id, "file") == 0) error = snd_config_get_string(entry, &capture);
         else if (strcmp(id, "lock") == 0) error = snd_config_get_string(entry, &lock);
         else if (strcmp(id, "log") == 0) error = snd_config_get_string(entry, &log);
+        else if (strcmp(id, "freeze") == 0) error = snd_config_get_string(entry, &freeze);
         else if (strcmp(id, "rate") == 0) error = snd_config_get_integer(entry, &rate);
         else {
             SNDERR("once: unknown field %s", id);
@@ -344,9 +360,14 @@ SND_PCM_PLUGIN_DEFINE_FUNC(once) {
     once_t *once = calloc(1, sizeof *once);
     if (!once) return -ENOMEM;
     once->rate = (unsigned int)rate;
+    if (freeze && !(once->freeze = strdup(freeze))) {
+        free(once);
+        return -ENOMEM;
+    }
     once->lock_fd = once->capture_fd = once->log_fd = once->timer_fd = -1;
     int error = pthread_mutex_init(&once->mutex, NULL);
     if (error != 0) {
+        free(once->freeze);
         free(once);
         return -error;
     }
@@ -394,6 +415,7 @@ SND_PCM_PLUGIN_DEFINE_FUNC(once) {
     for (size_t f = 0; f < sizeof fds / sizeof fds[0]; f++)
         if (fds[f] >= 0 && close(fds[f]) != 0) SNDERR("once: close: %s", strerror(errno));
     pthread_mutex_destroy(&once->mutex);
+    free(once->freeze);
     free(once);
     return error;
 }

@@ -5,14 +5,18 @@ import Foundation
 /// the processes given `environment` (ALSA_CONFIG_PATH). One open at a time, across processes
 /// (another open fails with "Device or resource busy"); one rate; stereo FLOAT_LE or S16_LE; a
 /// real-time clock. It records every frame written to it (`captured()`) and logs each open,
-/// refusal, configuration, underrun and close (`events()`).
+/// refusal, configuration, underrun and close (`events()`). Given `freezePath`, a stream that
+/// starts while that file exists is frozen: it plays nothing and its poll descriptor never wakes
+/// (a sound server stopped behind its ALSA plugin), until the device is prepared again.
 public struct OneOpenDevice: Sendable {
     public let rate: Int
     public let configPath: String
     public let capturePath: String
     public let logPath: String
+    /// While this file exists, streams start frozen (nil: never).
+    public let freezePath: String?
 
-    /// One line of the device's log: `open`, `refused`, `hw_params`, `xrun` or `close`, by
+    /// One line of the device's log: `open`, `refused`, `hw_params`, `xrun`, `frozen` or `close`, by
     /// process `pid`, with its other `name=value` fields.
     public struct Event: Sendable, CustomStringConvertible {
         public var kind: String
@@ -23,8 +27,9 @@ public struct OneOpenDevice: Sendable {
 
     /// Compiles the plugin with `cc` (a missing compiler or ALSA header fails here) and writes
     /// the configuration that makes it the `default` device, playing only `rate`.
-    public init(in folder: TemporaryDirectory, rate: Int) throws {
+    public init(in folder: TemporaryDirectory, rate: Int, freezePath: String? = nil) throws {
         self.rate = rate
+        self.freezePath = freezePath
         let module = folder.file("libasound_module_pcm_once.so")
         let source = Repository.path + "/Tests/ALSAPlugins/pcm_once.c"
         let compile = try TestTools.run("cc", ["-shared", "-fPIC", "-Wall", "-Wextra", "-Werror", "-O1", "-o", module, source, "-lasound"])
@@ -39,7 +44,7 @@ public struct OneOpenDevice: Sendable {
                 rate \(rate)
                 file "\(capturePath)"
                 lock "\(folder.file("once.lock"))"
-                log "\(logPath)"
+                log "\(logPath)"\(freezePath.map { "\n    freeze \"\($0)\"" } ?? "")
             }
             """
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)

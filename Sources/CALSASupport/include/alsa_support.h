@@ -42,4 +42,32 @@ int noti_alsa_server_plugin(struct _snd_pcm *pcm);
 /// stream's role: the configuration is copied and changed for this open only.
 int noti_alsa_open_playback(struct _snd_pcm **pcm, const char *name, int mode, const char *role);
 
+/// An eventfd for noti_alsa_wait's `interrupt_fd` (non-blocking, close-on-exec), or a negated errno.
+int noti_alsa_interrupt_fd(void);
+
+/// Makes `fd` (from noti_alsa_interrupt_fd) readable for good: every wait on it ends at once.
+/// Any thread; it never blocks.
+void noti_alsa_interrupt(int fd);
+
+/// The most poll descriptors a PCM may have for noti_alsa_wait (which keeps them on its stack).
+enum { NOTI_ALSA_MOST_POLL_DESCRIPTORS = 16 };
+
+/// What noti_alsa_wait saw.
+enum noti_alsa_wait_result { NOTI_ALSA_TIMED_OUT = 0, NOTI_ALSA_READY = 1, NOTI_ALSA_INTERRUPTED = 2 };
+
+/// Waits, for `milliseconds` at most, until `pcm`'s poll descriptors say it is ready (room for
+/// its avail_min, or an error for the next call to report) or `interrupt_fd` is readable.
+/// Never longer: a PCM whose wake-up never comes (a plugin that lost it, a sound server stopped
+/// behind its plugin) costs one wait, after which the caller looks at the device again. Returns
+/// a noti_alsa_wait_result, or a negated errno (the descriptors could not be had or read).
+int noti_alsa_wait(struct _snd_pcm *pcm, int interrupt_fd, int milliseconds);
+
+/// Lets what was written to `pcm` play out, then stops it (snd_pcm_drop): a prepared stream
+/// holding less than its start threshold is started; then it waits, in steps of `step_ms` at
+/// most, while the stream runs and its delay shrinks. It gives up once the delay has not shrunk
+/// for `give_up_ms`, and ends at once when `interrupt_fd` is readable. Not snd_pcm_drain: the
+/// plugins of sound servers (pipewire-alsa, the pulse plugin) wait inside it for their server's
+/// word without a timeout, in either mode, and a stopped server never gives it.
+void noti_alsa_play_out(struct _snd_pcm *pcm, int interrupt_fd, unsigned int rate, int step_ms, int give_up_ms);
+
 #endif

@@ -86,8 +86,12 @@ final class PCMDevice {
     let name: String
     private var handle: OpaquePointer?
 
-    /// Opens `name` for playback. The open itself does not block: a device held by another
-    /// program fails at once ("Device or resource busy") instead of hanging; writes do block.
+    /// Opens `name` for playback, non-blocking, and keeps it so: the open fails at once where
+    /// another program holds the device ("Device or resource busy") instead of hanging, and no
+    /// write ever blocks. The render thread waits for room itself, a bounded wait at a time
+    /// (`waitForRoom`, `ALSAStream.write`): ALSA's blocking write waits in poll without a
+    /// timeout, for ever where the wake-up never comes (pipewire-alsa lost one under load; a
+    /// sound server stopped behind its plugin sends none), and its thread could never be ended.
     init(name: String) throws(DeviceError) {
         self.name = name
         var pcm: OpaquePointer?
@@ -97,7 +101,12 @@ final class PCMDevice {
         }
         handle = pcm
         try withALSADiagnosticsCaptured { () throws(DeviceError) in
-            try check(snd_pcm_nonblock(pcm, 0), device: name, "cannot switch to blocking writes")
+            let descriptors = snd_pcm_poll_descriptors_count(pcm)
+            try check(descriptors, device: name, "cannot wait for room")
+            guard descriptors > 0 && descriptors <= Int32(NOTI_ALSA_MOST_POLL_DESCRIPTORS) else {
+                throw DeviceError(alsaDevice: name, "cannot wait for room",
+                                  reason: "it has \(descriptors) poll descriptors; noti-play waits on 1 to \(NOTI_ALSA_MOST_POLL_DESCRIPTORS)")
+            }
         }
     }
 
@@ -197,33 +206,48 @@ final class PCMDevice {
     // this wrapper without touching the object (or its reference count). Each captures ALSA's
     // diagnostics on the render thread as the setup does on the worker's.
 
-    /// Writes interleaved frames, blocking while the buffer is full.
-    /// Returns the frames written, or a negative ALSA error code (-EPIPE is an underrun).
+    /// Writes interleaved frames, as many as there is room for (the PCM never blocks).
+    /// Returns the frames written, -EAGAIN where there was no room, or a negative ALSA error
+    /// code (-EPIPE is an underrun).
     @inline(__always)
     static func write(_ pcm: OpaquePointer, _ frames: UnsafeRawPointer, count: Int) -> Int {
         withALSADiagnosticsCaptured { snd_pcm_writei(pcm, frames, snd_pcm_uframes_t(count)) }
     }
 
-    /// Blocks until the device has room for a period (avail_min) or `milliseconds` pass.
-    /// Errors (an underrun) are left for the next write, which reports and recovers them.
+    /// Waits, `milliseconds` at most, until the device says it has room for a period (or an
+    /// error to report), or `interrupt` is readable: a `noti_alsa_wait_result`, or a negated errno.
     @inline(__always)
-    static func waitForRoom(_ pcm: OpaquePointer, milliseconds: Int32) {
-        withALSADiagnosticsCaptured { _ = snd_pcm_wait(pcm, milliseconds) }
+    static func wait(_ pcm: OpaquePointer, interrupt: Int32, milliseconds: Int32) -> Int32 {
+        withALSADiagnosticsCaptured { noti_alsa_wait(pcm, interrupt, milliseconds) }
+    }
+
+    /// Frames of room now, by the device's own pointer (not its wake-up), or a negative ALSA
+    /// error code.
+    @inline(__always)
+    static func room(_ pcm: OpaquePointer) -> Int {
+        withALSADiagnosticsCaptured { snd_pcm_avail_update(pcm) }
     }
 
     /// Prepares the device again after an underrun (-EPIPE) or a suspend (-ESTRPIPE), and lets
-    /// an interrupted call (-EINTR) be retried. Returns 0, or the error when it cannot be recovered.
+    /// an interrupted call (-EINTR) be retried. Returns 0; -EAGAIN while the device is still
+    /// suspended (try again after a wait); or the error when it cannot be recovered.
     ///
     /// -EPIPE is an underrun only if the PCM is in XRUN, -ESTRPIPE a suspend only if it is
     /// SUSPENDED: a plugin writing into a pipe whose reader went away (ALSA's file plugin) also
     /// returns -EPIPE, and "recovering" from that would write into the broken pipe forever.
+    /// Not snd_pcm_recover: it sleeps a second at a time for as long as a device stays suspended.
     @inline(__always)
     static func recover(_ pcm: OpaquePointer, _ code: Int32) -> Int32 {
         withALSADiagnosticsCaptured {
             let state = snd_pcm_state(pcm)
-            if code == -EPIPE && state != SND_PCM_STATE_XRUN { return code }
-            if code == -ESTRPIPE && state != SND_PCM_STATE_SUSPENDED { return code }
-            return snd_pcm_recover(pcm, code, 1)
+            switch code {
+            case -EINTR: return 0
+            case -EPIPE where state == SND_PCM_STATE_XRUN: return snd_pcm_prepare(pcm)
+            case -ESTRPIPE where state == SND_PCM_STATE_SUSPENDED:
+                let resumed = snd_pcm_resume(pcm)
+                return resumed == -EAGAIN || resumed == 0 ? resumed : snd_pcm_prepare(pcm)
+            default: return code
+            }
         }
     }
 
@@ -231,9 +255,15 @@ final class PCMDevice {
     @inline(__always)
     static func prepare(_ pcm: OpaquePointer) { withALSADiagnosticsCaptured { _ = snd_pcm_prepare(pcm) } }
 
-    /// Blocks until everything written has been played.
+    /// Lets what was written play out, then stops the device (`noti_alsa_play_out`): it waits
+    /// while the device's delay shrinks, a step of `stepMilliseconds` at most, gives up once it
+    /// has not shrunk for `DeviceDeadlines.stall`, and ends at once when `interrupt` is readable.
     @inline(__always)
-    static func drain(_ pcm: OpaquePointer) { withALSADiagnosticsCaptured { _ = snd_pcm_drain(pcm) } }
+    static func playOut(_ pcm: OpaquePointer, interrupt: Int32, rate: UInt32, stepMilliseconds: Int32) {
+        withALSADiagnosticsCaptured {
+            noti_alsa_play_out(pcm, interrupt, rate, stepMilliseconds, Int32(DeviceDeadlines.stall * 1000))
+        }
+    }
 
     /// Stops at once, discarding what has not been played.
     @inline(__always)
