@@ -21,6 +21,8 @@ aplay (alsa-utils), pulseaudio, parec, GNU time, stress-ng.
 """
 import argparse, os, platform, shlex, signal, statistics, subprocess, sys, tempfile, time
 
+import pulse_rig  # scripts/measure/pulse_rig.py
+
 def sox(path, *effects, rate=44100, channels=2):
     subprocess.run(["sox", "-n", "-r", str(rate), "-c", str(channels), "-b", "16", path, "synth", *effects], check=True)
 
@@ -64,18 +66,7 @@ def stop_seconds(command, env, after=1.0):
     return time.perf_counter() - signalled
 
 def start_pulse(folder):
-    script = f"""load-module module-native-protocol-unix socket={folder}/native auth-anonymous=1
-load-module module-null-sink sink_name=measure rate=44100 channels=2 norewinds=1
-set-default-sink measure
-"""
-    open(f"{folder}/default.pa", "w").write(script)
-    open(f"{folder}/asound.conf", "w").write("pcm.!default { type pulse }\nctl.!default { type pulse }\n")
-    env = dict(os.environ, HOME=folder, PULSE_RUNTIME_PATH=f"{folder}/run", PULSE_STATE_PATH=f"{folder}/state",
-               DBUS_SESSION_BUS_ADDRESS="unix:path=/nonexistent")
-    subprocess.run(["pulseaudio", "-n", "-F", f"{folder}/default.pa", "--daemonize=yes", "--exit-idle-time=5",
-                    f"--log-target=file:{folder}/pulse.log", "--use-pid-file=no"], env=env, check=True)
-    client = dict(os.environ, PULSE_SERVER=f"unix:{folder}/native", ALSA_CONFIG_PATH=f"{folder}/asound.conf",
-                  DBUS_SESSION_BUS_ADDRESS="unix:path=/nonexistent", PULSE_RUNTIME_PATH=f"{folder}/client")
+    client = pulse_rig.start_pulse(folder, exit_idle_seconds=5)
     monitor = subprocess.Popen(["parec", "-d", "measure.monitor", "--latency-msec=5", "--raw", "/dev/null"], env=client)
     time.sleep(2.2)  # the null sink renders 2 s blocks until a low-latency reader is connected
     return client, monitor

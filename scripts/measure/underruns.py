@@ -32,28 +32,7 @@ Needs: sox, aplay (alsa-utils), pulseaudio, stress-ng (with --stress or --stress
 """
 import argparse, os, re, shlex, shutil, statistics, subprocess, sys, tempfile, time
 
-
-def start_pulse(folder):
-    script = f"""load-module module-native-protocol-unix socket={folder}/native auth-anonymous=1
-load-module module-null-sink sink_name=measure rate=44100 channels=2 norewinds=1
-set-default-sink measure
-"""
-    open(f"{folder}/default.pa", "w").write(script)
-    open(f"{folder}/asound.conf", "w").write("pcm.!default { type pulse }\nctl.!default { type pulse }\n")
-    env = dict(os.environ, HOME=folder, PULSE_RUNTIME_PATH=f"{folder}/run", PULSE_STATE_PATH=f"{folder}/state",
-               DBUS_SESSION_BUS_ADDRESS="unix:path=/nonexistent")
-    subprocess.run(["pulseaudio", "-n", "-F", f"{folder}/default.pa", "--daemonize=yes", "--exit-idle-time=30",
-                    f"--log-target=file:{folder}/pulse.log", "--use-pid-file=yes"], env=env, check=True)
-    return dict(os.environ, PULSE_SERVER=f"unix:{folder}/native", ALSA_CONFIG_PATH=f"{folder}/asound.conf",
-                DBUS_SESSION_BUS_ADDRESS="unix:path=/nonexistent", PULSE_RUNTIME_PATH=f"{folder}/client")
-
-
-def stop_pulse(folder):
-    try:
-        pid = int(open(f"{folder}/run/pid").read().split()[0])
-        os.kill(pid, 9)
-    except (OSError, ValueError, IndexError):
-        pass
+from pulse_rig import start_pulse, stop_pulse  # scripts/measure/pulse_rig.py
 
 
 class Player:
@@ -98,7 +77,7 @@ def main():
 
     folder = tempfile.mkdtemp(prefix="measure-underruns-")
     try:
-        env = start_pulse(folder)
+        env = start_pulse(folder, exit_idle_seconds=30)
         sound = f"{folder}/tone.wav"
         subprocess.run(["sox", "-n", "-r", "44100", "-c", "2", "-b", "16", sound, "synth", str(options.seconds),
                         "sine", "440", "sine", "660", "vol", "0.5"], check=True)
