@@ -162,28 +162,37 @@ int noti_alsa_wait(snd_pcm_t *pcm, int interrupt_fd, int milliseconds) {
 }
 
 void noti_alsa_play_out(snd_pcm_t *pcm, int interrupt_fd, unsigned int rate, int step_ms, int give_up_ms) {
+    snd_pcm_uframes_t buffer = 0, period = 0;
+    if (snd_pcm_get_params(pcm, &buffer, &period) < 0) return;
     if (snd_pcm_state(pcm) == SND_PCM_STATE_PREPARED) {
         snd_pcm_sframes_t avail = snd_pcm_avail_update(pcm);
-        snd_pcm_uframes_t buffer = 0, period = 0;
         /* Nothing written: nothing to play. */
-        if (snd_pcm_get_params(pcm, &buffer, &period) < 0 || avail < 0 || (snd_pcm_uframes_t)avail >= buffer) return;
+        if (avail < 0 || (snd_pcm_uframes_t)avail >= buffer) return;
         if (snd_pcm_start(pcm) < 0) return;
     }
-    snd_pcm_sframes_t least = 0;
+    snd_pcm_sframes_t least = -1;
     int64_t shrunk_at = monotonic_ms();
     struct pollfd interrupt = { .fd = interrupt_fd, .events = POLLIN };
     /* Ran dry (XRUN: everything written was played) or stopped: played out. */
     while (snd_pcm_state(pcm) == SND_PCM_STATE_RUNNING) {
         snd_pcm_sframes_t avail = 0, delay = 0;
-        if (snd_pcm_avail_delay(pcm, &avail, &delay) < 0 || delay <= 0) break;
+        if (snd_pcm_avail_delay(pcm, &avail, &delay) < 0) break;
+        /* Frames the device has not taken (avail short of the buffer) are not played, whatever the
+         * delay says: the pulse plugin's is libpulse's interpolation, which reads 0 while the
+         * server has not yet taken a short sound, and the drop would throw the sound away. Where
+         * the delay is 0, such frames are waited for one step only: the pulse plugin never
+         * reports its last frame taken, and runs dry (XRUN) once the server has played them. */
+        snd_pcm_sframes_t held = (snd_pcm_sframes_t)buffer - avail;
+        snd_pcm_sframes_t left = delay > held ? delay : held;
+        if (left <= 0) break;
         int64_t now = monotonic_ms();
-        if (least == 0 || delay < least) {
-            least = delay;
+        if (least < 0 || left < least) {
+            least = left;
             shrunk_at = now;
-        } else if (now - shrunk_at >= give_up_ms) {
+        } else if (now - shrunk_at >= (delay <= 0 ? step_ms : give_up_ms)) {
             break;
         }
-        int64_t wait = (int64_t)delay * 1000 / (rate ? rate : 48000) + 1;
+        int64_t wait = (int64_t)left * 1000 / (rate ? rate : 48000) + 1;
         if (wait > step_ms) wait = step_ms;
         if (poll(&interrupt, 1, (int)wait) > 0) break;
     }
