@@ -142,6 +142,15 @@ int noti_alsa_wait(snd_pcm_t *pcm, int interrupt_fd, int milliseconds) {
      * eventfd when there is room already). */
     count = snd_pcm_poll_descriptors(pcm, fds, (unsigned int)count);
     if (count <= 0) return count < 0 ? count : -EIO;
+    /* Room already, or an error for the next call to report: no wait, as snd_pcm_wait. A card's
+     * descriptor would say so at once, but a plugin's may only tick (a timer, once a period;
+     * none before the start): waiting for it would let a stream holding one period run dry. */
+    snd_pcm_sw_params_t *software;
+    snd_pcm_sw_params_alloca(&software);
+    snd_pcm_uframes_t avail_min = 1;
+    if (snd_pcm_sw_params_current(pcm, software) < 0 || snd_pcm_sw_params_get_avail_min(software, &avail_min) < 0) avail_min = 1;
+    snd_pcm_sframes_t room = snd_pcm_avail_update(pcm);
+    if (room < 0 || (snd_pcm_uframes_t)room >= avail_min) return NOTI_ALSA_READY;
     fds[count] = (struct pollfd){ .fd = interrupt_fd, .events = POLLIN };
     int64_t deadline = monotonic_ms() + milliseconds;
     for (;;) {
