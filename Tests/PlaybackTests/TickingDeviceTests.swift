@@ -20,8 +20,8 @@ import Testing
         let player = try ChildProcess(TestTools.notiPlay, [path, "--backend", "alsa", "--verbose"], environment: device.environment, in: folder)
         #expect(player.wait() == 0, "\(player.stderr)")
         let underruns = try #require(PulseTests.verboseFigure("underruns:", in: player.stderr), "\(player.stderr)")
-        // A loaded machine may cost a few; waiting a tick per period costs every one.
-        #expect(underruns < 10, "\(underruns) underruns in 100 periods; \(player.stderr)")
+        // Waiting a tick per period costs every one; a loaded machine may cost some, never half.
+        #expect(underruns < 50, "\(underruns) underruns in 100 periods; \(player.stderr)")
         let captured = try device.captured().withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
         let expected = try SoundDecoder(path: path).readAll()
         let exact = captured == expected  // not in #expect: it would print both
