@@ -380,6 +380,12 @@ public func noti_play_configure(
     }
 }
 
+@_cdecl("noti_play_configuration_warnings")
+public func noti_play_configuration_warnings(_ context: OpaquePointer?) -> UnsafeMutablePointer<CChar>? {
+    guard let player = player(context) else { return nil }
+    return strdup(player.configurationWarnings.map { $0 + "\n" }.joined())
+}
+
 @_cdecl("noti_play_free_string")
 public func noti_play_free_string(_ string: UnsafeMutablePointer<CChar>?) {
     free(string)

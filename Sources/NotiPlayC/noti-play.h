@@ -381,6 +381,17 @@ typedef struct {
  */
 int noti_play_configure(noti_play *context, const noti_play_settings *settings, char **error);
 
+/*
+ * What the daemon may log for the user: the warnings of noti-play.conf (a line that cannot be
+ * understood, a file over its size limit) and of the context's options (an app folder that
+ * cannot be searched), one line each with a newline after it; "" when there are none. A
+ * context that ignores noti-play.conf (noti_play_settings.read_user_configuration 0) reports
+ * it all the same. It reads noti-play.conf on the calling thread: call it at start-up, or when
+ * the user changed the file, not from a callback. Free the text with noti_play_free_string;
+ * NULL for a NULL context or when out of memory.
+ */
+char *noti_play_configuration_warnings(noti_play *context);
+
 void noti_play_free_string(char *string);
 
 #ifdef __cplusplus

@@ -168,6 +168,38 @@ import Testing
             "\(result.stdoutText) \(result.stderr)")
     }
 
+    /// What the user got wrong in noti-play.conf reaches the daemon to log: before, only the
+    /// command printed it, and a daemon's user was told nothing.
+    @Test func aDaemonGetsTheConfigurationsWarningsToLog() throws {
+        try FileManager.default.createDirectory(atPath: folder.file("config/noti-play"), withIntermediateDirectories: true)
+        try "notification-volume = 7\nbogus = 1\ndo-not-disturb = true\n"
+            .write(toFile: folder.file("config/noti-play/noti-play.conf"), atomically: true, encoding: .utf8)
+        let source = folder.file("configuration-warnings.c")
+        try #"""
+            #include <noti-play.h>
+            #include <stdio.h>
+            int main(void) {
+                noti_play *player = noti_play_new("null", NULL, 0);
+                char *warnings = noti_play_configuration_warnings(player);
+                if (!warnings || noti_play_configuration_warnings(NULL)) return 1;
+                fputs(warnings, stdout);
+                noti_play_free_string(warnings);
+                noti_play_free(player);
+                return 0;
+            }
+            """#.write(toFile: source, atomically: true, encoding: .utf8)
+        let program = try build(source, named: "configuration-warnings")
+        let result = try TestTools.run(program, [], environment: ["XDG_CONFIG_HOME": folder.file("config")])
+        let file = folder.file("config/noti-play/noti-play.conf")
+        #expect(result.status == 0 && result.stdoutText
+            == "\(file):1: notification-volume must be from 0.0 to 1.0, not '7'\n\(file):2: unknown key 'bogus'\n",
+            "\(result.stdoutText) \(result.stderr)")
+        // A file without faults: nothing to log.
+        try "do-not-disturb = true\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let clean = try TestTools.run(program, [], environment: ["XDG_CONFIG_HOME": folder.file("config")])
+        #expect(clean.status == 0 && clean.stdoutText.isEmpty, "\(clean.stdoutText) \(clean.stderr)")
+    }
+
     /// A host whose process may start no more threads (RLIMIT_NPROC, which binds users other
     /// than root) gets NULL from noti_play_new, not a crash: the daemon says so and exits 1.
     @Test func noThreadToBeHadIsAnErrorNotACrash() throws {

@@ -139,6 +139,9 @@ int main(void) {
         fprintf(stderr, "%s\n", error ? error : "no player");
         return 1;
     }
+    char *warnings = noti_play_configuration_warnings(player);  /* the user's noti-play.conf mistakes */
+    if (warnings) fputs(warnings, stderr);
+    noti_play_free_string(warnings);
     sounds = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_array_unref);
     GDBusNodeInfo *node = g_dbus_node_info_new_for_xml(introspection, NULL);
     guint owner = g_bus_own_name(G_BUS_TYPE_SESSION, "org.freedesktop.Notifications", G_BUS_NAME_OWNER_FLAGS_NONE,
