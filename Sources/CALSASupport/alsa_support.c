@@ -131,7 +131,7 @@ void noti_alsa_interrupt(int fd) {
     (void)eventfd_write(fd, 1);
 }
 
-int noti_alsa_wait(snd_pcm_t *pcm, int interrupt_fd, int milliseconds) {
+int noti_alsa_wait(snd_pcm_t *pcm, int interrupt_fd, unsigned long avail_min, int milliseconds) {
     /* On the stack of the real-time thread, which allocates nothing: more than any PCM asks
      * for (a card's one, a plugin's one or two, a multi PCM's few), checked at open. */
     struct pollfd fds[NOTI_ALSA_MOST_POLL_DESCRIPTORS + 1];
@@ -145,10 +145,6 @@ int noti_alsa_wait(snd_pcm_t *pcm, int interrupt_fd, int milliseconds) {
     /* Room already, or an error for the next call to report: no wait, as snd_pcm_wait. A card's
      * descriptor would say so at once, but a plugin's may only tick (a timer, once a period;
      * none before the start): waiting for it would let a stream holding one period run dry. */
-    snd_pcm_sw_params_t *software;
-    snd_pcm_sw_params_alloca(&software);
-    snd_pcm_uframes_t avail_min = 1;
-    if (snd_pcm_sw_params_current(pcm, software) < 0 || snd_pcm_sw_params_get_avail_min(software, &avail_min) < 0) avail_min = 1;
     snd_pcm_sframes_t room = snd_pcm_avail_update(pcm);
     if (room < 0 || (snd_pcm_uframes_t)room >= avail_min) return NOTI_ALSA_READY;
     fds[count] = (struct pollfd){ .fd = interrupt_fd, .events = POLLIN };

@@ -55,12 +55,13 @@ enum { NOTI_ALSA_MOST_POLL_DESCRIPTORS = 16 };
 /// What noti_alsa_wait saw.
 enum noti_alsa_wait_result { NOTI_ALSA_TIMED_OUT = 0, NOTI_ALSA_READY = 1, NOTI_ALSA_INTERRUPTED = 2 };
 
-/// Waits, for `milliseconds` at most, until `pcm`'s poll descriptors say it is ready (room for
-/// its avail_min, or an error for the next call to report) or `interrupt_fd` is readable.
+/// Waits, for `milliseconds` at most, until `pcm` has room for `avail_min` frames (the avail_min
+/// its software parameters set), or an error for the next call to report, or `interrupt_fd` is
+/// readable.
 /// Never longer: a PCM whose wake-up never comes (a plugin that lost it, a sound server stopped
 /// behind its plugin) costs one wait, after which the caller looks at the device again. Returns
 /// a noti_alsa_wait_result, or a negated errno (the descriptors could not be had or read).
-int noti_alsa_wait(struct _snd_pcm *pcm, int interrupt_fd, int milliseconds);
+int noti_alsa_wait(struct _snd_pcm *pcm, int interrupt_fd, unsigned long avail_min, int milliseconds);
 
 /// Lets what was written to `pcm` play out, then stops it (snd_pcm_drop): a prepared stream
 /// holding less than its start threshold is started; then it waits, in steps of `step_ms` at

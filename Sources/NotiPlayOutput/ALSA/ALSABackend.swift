@@ -84,7 +84,7 @@ struct ALSAStream {
         let pcm = stream.pointee.pcm
         var result = PCMDevice.write(pcm, frames, count: count)
         while result == -Int(EAGAIN) {
-            let waited = PCMDevice.wait(pcm, interrupt: stream.pointee.interrupt, milliseconds: stream.pointee.waitMilliseconds)
+            let waited = PCMDevice.wait(pcm, interrupt: stream.pointee.interrupt, periodFrames: stream.pointee.periodFrames, milliseconds: stream.pointee.waitMilliseconds)
             if waited == Int32(NOTI_ALSA_INTERRUPTED.rawValue) { return PCMStreamCalls.interrupted }
             result = waited < 0 ? Int(waited) : PCMDevice.write(pcm, frames, count: count)
         }
@@ -115,7 +115,7 @@ struct ALSAStream {
         var left = milliseconds
         while left > 0 {
             let step = min(left, stream.pointee.waitMilliseconds)
-            if PCMDevice.wait(pcm, interrupt: stream.pointee.interrupt, milliseconds: step) != Int32(NOTI_ALSA_TIMED_OUT.rawValue) { return }
+            if PCMDevice.wait(pcm, interrupt: stream.pointee.interrupt, periodFrames: stream.pointee.periodFrames, milliseconds: step) != Int32(NOTI_ALSA_TIMED_OUT.rawValue) { return }
             let room = PCMDevice.room(pcm)
             if room < 0 || room >= stream.pointee.periodFrames { return }
             left -= step

@@ -214,11 +214,12 @@ final class PCMDevice {
         withALSADiagnosticsCaptured { snd_pcm_writei(pcm, frames, snd_pcm_uframes_t(count)) }
     }
 
-    /// Waits, `milliseconds` at most, until the device says it has room for a period (or an
-    /// error to report), or `interrupt` is readable: a `noti_alsa_wait_result`, or a negated errno.
+    /// Waits, `milliseconds` at most, until the device has room for a period (`periodFrames`, the
+    /// avail_min `configure` sets) or an error to report, or `interrupt` is readable: a
+    /// `noti_alsa_wait_result`, or a negated errno.
     @inline(__always)
-    static func wait(_ pcm: OpaquePointer, interrupt: Int32, milliseconds: Int32) -> Int32 {
-        withALSADiagnosticsCaptured { noti_alsa_wait(pcm, interrupt, milliseconds) }
+    static func wait(_ pcm: OpaquePointer, interrupt: Int32, periodFrames: Int, milliseconds: Int32) -> Int32 {
+        withALSADiagnosticsCaptured { noti_alsa_wait(pcm, interrupt, UInt(periodFrames), milliseconds) }
     }
 
     /// Frames of room now, by the device's own pointer (not its wake-up), or a negative ALSA
